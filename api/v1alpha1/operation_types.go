@@ -1,0 +1,67 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// MachineOperationType is the kind of operation a Machine went through most recently.
+// +kubebuilder:validation:Enum=Create;Update;DrainNode;HealthCheck;Delete
+type MachineOperationType string
+
+const (
+	// MachineOperationCreate: from creation until the Node is first Ready.
+	MachineOperationCreate MachineOperationType = "Create"
+	// MachineOperationUpdate: an update of the Machine (e.g. kubelet version) is running or ended.
+	MachineOperationUpdate MachineOperationType = "Update"
+	// MachineOperationDrainNode: the Node is cordoned or drained.
+	MachineOperationDrainNode MachineOperationType = "DrainNode"
+	// MachineOperationHealthCheck: the Node stopped being Ready, or the health check failed.
+	MachineOperationHealthCheck MachineOperationType = "HealthCheck"
+	// MachineOperationDelete: the Machine is being deleted.
+	MachineOperationDelete MachineOperationType = "Delete"
+)
+
+// MachineOperationState is the state of a Machine's last operation.
+// +kubebuilder:validation:Enum=Processing;Successful;Failed
+type MachineOperationState string
+
+const (
+	// MachineOperationStateProcessing: the operation is in progress.
+	MachineOperationStateProcessing MachineOperationState = "Processing"
+	// MachineOperationStateSuccessful: the operation ended well.
+	MachineOperationStateSuccessful MachineOperationState = "Successful"
+	// MachineOperationStateFailed: the operation ended with a terminal failure.
+	MachineOperationStateFailed MachineOperationState = "Failed"
+)
+
+// MachineOperationTypes and MachineOperationStates list every value, for tests and tools.
+var (
+	MachineOperationTypes = []MachineOperationType{
+		MachineOperationCreate, MachineOperationUpdate, MachineOperationDrainNode,
+		MachineOperationHealthCheck, MachineOperationDelete,
+	}
+	MachineOperationStates = []MachineOperationState{
+		MachineOperationStateProcessing, MachineOperationStateSuccessful, MachineOperationStateFailed,
+	}
+)
+
+// LastOperation is the most recent operation on a Machine, derived by aggregate.LastOperation
+// from the conditions and the previous value.
+type LastOperation struct {
+	// type of the operation: Create, Update, DrainNode, HealthCheck or Delete.
+	// +required
+	Type MachineOperationType `json:"type"`
+
+	// state of the operation: Processing, Successful or Failed.
+	// +required
+	State MachineOperationState `json:"state"`
+
+	// description says, in one bounded human-readable sentence, what the operation is doing or
+	// why it ended as it did.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Description string `json:"description,omitempty"`
+
+	// lastUpdated is when type or state last changed, taken from the lastTransitionTime of the
+	// condition that decided it (never from the wall clock).
+	// +required
+	LastUpdated metav1.Time `json:"lastUpdated"`
+}

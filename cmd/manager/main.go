@@ -1,0 +1,142 @@
+// Command manager runs the machinestatus controller.
+//
+// Against a cluster: `manager --kubeconfig ~/.kube/config` (or in-cluster config).
+// Standalone: `manager --embedded` starts kube-apiserver and etcd from bin/k8s (built by
+// `make tools`), installs the CRDs, writes a kubeconfig and runs the controller against it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/config/crd"
+	"github.com/machinestatus/machinestatus/controllers"
+	"github.com/machinestatus/machinestatus/internal/embedded"
+)
+
+type options struct {
+	metricsAddr             string
+	probeAddr               string
+	leaderElect             bool
+	leaderElectionNamespace string
+	maxConcurrentReconciles int
+	embedded                bool
+	embeddedKubeconfig      string
+	embeddedAssets          string
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; \"0\" disables it.")
+	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the health and readiness probes bind to; \"0\" disables them.")
+	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Enable leader election so that only one of several managers is active.")
+	flag.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the pod's namespace).")
+	flag.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 4, "How many Machines are reconciled in parallel.")
+	flag.BoolVar(&o.embedded, "embedded", false, "Start a local kube-apiserver and etcd (from bin/k8s) and run against them.")
+	flag.StringVar(&o.embeddedKubeconfig, "embedded-kubeconfig", filepath.Join(".machinestatus", "kubeconfig"), "Where --embedded writes its admin kubeconfig.")
+	flag.StringVar(&o.embeddedAssets, "embedded-assets", "", "Directory holding kube-apiserver and etcd for --embedded (default $KUBEBUILDER_ASSETS, else bin/k8s).")
+	zapOpts := zap.Options{Development: true}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+
+	if err := run(o); err != nil {
+		ctrl.Log.WithName("setup").Error(err, "manager stopped")
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+
+	var cfg *rest.Config
+	if o.embedded {
+		cp, err := startEmbedded(o)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := cp.Stop(); err != nil {
+				ctrl.Log.WithName("setup").Error(err, "cannot stop the embedded control plane")
+			}
+		}()
+		cfg = cp.Config
+	} else {
+		var err error
+		if cfg, err = ctrl.GetConfig(); err != nil {
+			return fmt.Errorf("cannot load a kubeconfig: %w", err)
+		}
+	}
+
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(v1alpha1.AddToScheme(scheme))
+
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        "machinestatus.machinestatus.io",
+		LeaderElectionNamespace: o.leaderElectionNamespace,
+		Cache:                   controllers.CacheOptions(),
+	})
+	if err != nil {
+		return fmt.Errorf("cannot create the manager: %w", err)
+	}
+	r := &controllers.MachineReconciler{
+		Client:                  mgr.GetClient(),
+		Cache:                   mgr.GetCache(),
+		RESTMapper:              mgr.GetRESTMapper(),
+		Recorder:                mgr.GetEventRecorder("machinestatus"),
+		MaxConcurrentReconciles: o.maxConcurrentReconciles,
+	}
+	if err := r.SetupWithManager(ctx, mgr); err != nil {
+		return err
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("cannot add the health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fmt.Errorf("cannot add the readiness check: %w", err)
+	}
+	ctrl.Log.WithName("setup").Info("starting manager")
+	if err := mgr.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("manager: %w", err)
+	}
+	return nil
+}
+
+func startEmbedded(o options) (*embedded.ControlPlane, error) {
+	crds, err := embedded.LoadCRDs(crd.Bases)
+	if err != nil {
+		return nil, err
+	}
+	path, err := filepath.Abs(o.embeddedKubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("cannot resolve %s: %w", o.embeddedKubeconfig, err)
+	}
+	cp, err := embedded.Start(embedded.Options{AssetsDir: o.embeddedAssets, CRDs: crds, KubeconfigPath: path})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("Embedded kube-apiserver at %s. Use it with:\n  export KUBECONFIG=%s\n  bin/k8s/kubectl get machines\n", cp.Config.Host, path)
+	return cp, nil
+}

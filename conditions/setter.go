@@ -1,0 +1,98 @@
+package conditions
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// generationGetter is implemented by every Kubernetes object (metav1.Object).
+type generationGetter interface {
+	GetGeneration() int64
+}
+
+// Set adds or updates the condition of condition.Type on to and reports whether to changed.
+//
+// Rules, in the order they apply:
+//   - observedGeneration is taken from to's metadata.generation when to is a Kubernetes object;
+//   - a message longer than MaxMessageBytes is cut at a UTF-8 boundary and ends with
+//     TruncationMarker;
+//   - lastTransitionTime keeps its old value unless the status changes; on a change it is
+//     condition.LastTransitionTime when set, else the clock's now (see WithClock), truncated to
+//     seconds;
+//   - the condition is validated; an invalid one is not stored and Set returns false and a
+//     *ValidationError;
+//   - the conditions are sorted (Ready first, then alphabetical by type).
+//
+// A Set with the same status, reason, message and observedGeneration returns false and leaves
+// to untouched, however far the clock has moved. Set on a nil to returns false, nil.
+func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error) {
+	if isNil(to) {
+		return false, nil
+	}
+	o := (&SetOptions{}).ApplyOptions(opts)
+	if g, ok := to.(generationGetter); ok {
+		condition.ObservedGeneration = g.GetGeneration()
+	}
+	condition.Message = TruncateMessage(condition.Message)
+
+	existing := meta.FindStatusCondition(to.GetConditions(), condition.Type)
+	switch {
+	case existing != nil && existing.Status == condition.Status:
+		condition.LastTransitionTime = existing.LastTransitionTime
+	case condition.LastTransitionTime.IsZero():
+		condition.LastTransitionTime = truncate(o.now())
+	default:
+		condition.LastTransitionTime = truncate(condition.LastTransitionTime.Time)
+	}
+	if err := Validate(condition); err != nil {
+		return false, err
+	}
+
+	list := append([]metav1.Condition(nil), to.GetConditions()...)
+	changed := meta.SetStatusCondition(&list, condition)
+	if sorted := Sort(list); sorted || changed {
+		to.SetConditions(list)
+		return true, nil
+	}
+	return false, nil
+}
+
+// MarkTrue sets a True condition of the given type; see Set for the rules and errors.
+func MarkTrue(to Setter, conditionType, reason, message string, opts ...SetOption) (bool, error) {
+	return mark(to, conditionType, metav1.ConditionTrue, reason, message, opts)
+}
+
+// MarkFalse sets a False condition of the given type; see Set for the rules and errors.
+func MarkFalse(to Setter, conditionType, reason, message string, opts ...SetOption) (bool, error) {
+	return mark(to, conditionType, metav1.ConditionFalse, reason, message, opts)
+}
+
+// MarkUnknown sets an Unknown condition of the given type; see Set for the rules and errors.
+func MarkUnknown(to Setter, conditionType, reason, message string, opts ...SetOption) (bool, error) {
+	return mark(to, conditionType, metav1.ConditionUnknown, reason, message, opts)
+}
+
+func mark(to Setter, t string, s metav1.ConditionStatus, reason, message string, opts []SetOption) (bool, error) {
+	return Set(to, metav1.Condition{Type: t, Status: s, Reason: reason, Message: message}, opts...)
+}
+
+// Delete removes the condition of the given type from to and reports whether it was present.
+func Delete(to Setter, conditionType string) bool {
+	if isNil(to) {
+		return false
+	}
+	list := append([]metav1.Condition(nil), to.GetConditions()...)
+	if !meta.RemoveStatusCondition(&list, conditionType) {
+		return false
+	}
+	to.SetConditions(list)
+	return true
+}
+
+// truncate drops sub-second precision and normalises the location the way the API server's
+// JSON decoding does, so a stored time compares equal after a round trip.
+func truncate(t time.Time) metav1.Time {
+	return metav1.NewTime(t.Truncate(time.Second).Local())
+}

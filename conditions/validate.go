@@ -1,0 +1,43 @@
+package conditions
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// ValidationError says why a condition was rejected. Errs lists every violated rule with the
+// field it concerns (type, status, reason, message, observedGeneration, lastTransitionTime).
+type ValidationError struct {
+	// Type is the type of the rejected condition (may itself be invalid).
+	Type string
+	// Errs are the violated rules.
+	Errs field.ErrorList
+}
+
+// Error implements error.
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("invalid condition %q: %v", e.Type, e.Errs.ToAggregate())
+}
+
+// Validate checks condition against the API server's rules for metav1.Condition and returns a
+// *ValidationError listing every violation, or nil:
+//   - type: a qualified name (optional DNS-subdomain prefix and "/", then at most 63
+//     characters of [A-Za-z0-9-_.] starting and ending alphanumeric);
+//   - status: True, False or Unknown;
+//   - reason: 1 to 1024 characters matching [A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?;
+//   - message: at most 32768 bytes;
+//   - observedGeneration: at least 0;
+//   - lastTransitionTime: set.
+//
+// The rules are apimachinery's metav1 validation (ValidateCondition), the same code the API
+// server runs for built-in types.
+func Validate(condition metav1.Condition) error {
+	errs := metav1validation.ValidateCondition(condition, field.NewPath("status", "conditions").Key(condition.Type))
+	if len(errs) == 0 {
+		return nil
+	}
+	return &ValidationError{Type: condition.Type, Errs: errs}
+}

@@ -1,0 +1,286 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/conditions"
+)
+
+// DefaultFieldOwner is the server-side apply field manager of the controller's status writes.
+const DefaultFieldOwner = "machinestatus"
+
+// refReadTimeout bounds how long a reconcile waits for a referenced object's informer to sync
+// (e.g. when its kind is forbidden), so that no reconcile is stuck.
+const refReadTimeout = 10 * time.Second
+
+// +kubebuilder:rbac:groups=machinestatus.io,resources=machines,verbs=get;list;watch
+// +kubebuilder:rbac:groups=machinestatus.io,resources=machines/status,verbs=get;patch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io;infrastructure.machinestatus.io,resources=*,verbs=get;list;watch
+
+// MachineReconciler observes Machines, their Nodes and referenced objects and writes the
+// Machines' status.
+type MachineReconciler struct {
+	// Client reads Machines and Nodes from the cache and writes Machine status.
+	Client client.Client
+	// Cache reads referenced objects of any kind; watches on their kinds are added on first use.
+	Cache cache.Cache
+	// RESTMapper resolves a reference's API group and kind to a version.
+	RESTMapper meta.RESTMapper
+	// Recorder emits events on phase changes and operation results.
+	Recorder events.EventRecorder
+	// Clock gives the reconcile time. Nil means the real clock.
+	Clock clock.PassiveClock
+	// FieldOwner is the server-side apply field manager. Empty means DefaultFieldOwner.
+	FieldOwner string
+	// MaxConcurrentReconciles bounds parallel reconciles. Zero means 1.
+	MaxConcurrentReconciles int
+
+	controller controller.Controller
+	watchMu    sync.Mutex
+	watched    map[schema.GroupVersionKind]bool
+}
+
+// SetupWithManager checks the reconciler's dependencies, registers its field indexes and
+// watches (Machines, Nodes, and referenced kinds as they appear) with mgr. It returns an error
+// naming a missing dependency or the failed registration.
+func (r *MachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+	switch {
+	case r.Client == nil:
+		return errors.New("machine reconciler: Client is required")
+	case r.Cache == nil:
+		return errors.New("machine reconciler: Cache is required")
+	case r.RESTMapper == nil:
+		return errors.New("machine reconciler: RESTMapper is required")
+	case r.Recorder == nil:
+		return errors.New("machine reconciler: Recorder is required")
+	}
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if r.FieldOwner == "" {
+		r.FieldOwner = DefaultFieldOwner
+	}
+	r.watched = map[schema.GroupVersionKind]bool{}
+	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	c, err := ctrl.NewControllerManagedBy(mgr).
+		For(&v1alpha1.Machine{}).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.machinesForNode),
+			builder.WithPredicates(nodeChangePredicate())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
+		Named("machine").
+		Build(r)
+	if err != nil {
+		return fmt.Errorf("cannot build the machine controller: %w", err)
+	}
+	r.controller = c
+	return nil
+}
+
+// Reconcile computes the Machine's whole status and writes it when it differs from the stored
+// one: get (ignore NotFound) → snapshot → observe → compute → one apply.
+func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	m := &v1alpha1.Machine{}
+	if err := r.Client.Get(ctx, req.NamespacedName, m); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	before := m.DeepCopy()
+	now := r.Clock.Now()
+	opts := []conditions.SetOption{conditions.WithClock{Clock: r.Clock}}
+
+	var next time.Time
+	if isPaused(m) {
+		if err := computePausedStatus(m, opts...); err != nil {
+			return ctrl.Result{}, err
+		}
+	} else {
+		in, err := r.observe(ctx, m, now)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if next, err = computeStatus(m, in, opts...); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+
+	if !equality.Semantic.DeepEqual(before.Status, m.Status) {
+		if err := r.applyStatus(ctx, m); err != nil {
+			return ctrl.Result{}, err
+		}
+		r.recordEvents(before, m)
+	}
+	if next.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	// Deadlines come from second-precision times; a little slack avoids waking just before one.
+	return ctrl.Result{RequeueAfter: max(next.Sub(now), 0) + 250*time.Millisecond}, nil
+}
+
+// observe reads the referenced infrastructure and bootstrap objects and the Node. Problems that
+// a condition can describe (not found, kind not served, forbidden, malformed) become part of
+// the inputs; other errors are returned for a retry.
+func (r *MachineReconciler) observe(ctx context.Context, m *v1alpha1.Machine, now time.Time) (statusInputs, error) {
+	in := statusInputs{Now: now}
+	var err error
+	if in.Infra, err = r.readRef(ctx, m.Namespace, m.Spec.InfrastructureRef, "provisioned"); err != nil {
+		return in, err
+	}
+	if b := m.Spec.Bootstrap; b != nil && b.ConfigRef != nil {
+		bs, err := r.readRef(ctx, m.Namespace, *b.ConfigRef, "dataSecretCreated")
+		if err != nil {
+			return in, err
+		}
+		in.Bootstrap = &bs
+	}
+	in.Node, err = r.findNode(ctx, m, in.Infra)
+	return in, err
+}
+
+// readRef reads a referenced object as unstructured, per the Cluster API contract.
+func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1.ContractVersionedObjectReference, readyField string) (refState, error) {
+	st := refState{Kind: ref.Kind, Name: ref.Name}
+	mapping, err := r.RESTMapper.RESTMapping(schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind})
+	if err != nil {
+		if meta.IsNoMatchError(err) {
+			st.Unreadable = fmt.Sprintf("kind %s.%s is not served by the API server", ref.Kind, ref.APIGroup)
+			return st, nil
+		}
+		return st, fmt.Errorf("cannot resolve kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
+	}
+	if err := r.ensureWatch(mapping.GroupVersionKind); err != nil {
+		return st, err
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(mapping.GroupVersionKind)
+	rctx, cancel := context.WithTimeout(ctx, refReadTimeout)
+	defer cancel()
+	err = r.Cache.Get(rctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, obj)
+	switch {
+	case apierrors.IsNotFound(err):
+		return st, nil
+	case apierrors.IsForbidden(err):
+		st.Unreadable = fmt.Sprintf("access to %s is forbidden", st)
+		return st, nil
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		st.Unreadable = fmt.Sprintf("cannot read %s: timed out waiting for the %s cache (missing RBAC?)", st, ref.Kind)
+		return st, nil
+	case err != nil:
+		return st, fmt.Errorf("cannot read %s: %w", st, err)
+	}
+	st.Exists = true
+	if st.Status, err = readContract(obj, readyField); err != nil {
+		st.Unreadable = bound(fmt.Sprintf("%s does not follow the contract: %v", st, err))
+	}
+	return st, nil
+}
+
+// findNode returns the Machine's Node: by status.nodeRef when set, else by providerID (field
+// index). It returns nil when there is none.
+func (r *MachineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, infra refState) (*corev1.Node, error) {
+	if ref := m.Status.NodeRef; ref != nil {
+		node := &corev1.Node{}
+		err := r.Client.Get(ctx, client.ObjectKey{Name: ref.Name}, node)
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot get Node %s: %w", ref.Name, err)
+		}
+		return node, nil
+	}
+	id := m.Spec.ProviderID
+	if id == "" && infra.Exists && infra.Unreadable == "" {
+		id = infra.Status.ProviderID
+	}
+	if id == "" {
+		return nil, nil
+	}
+	nodes := &corev1.NodeList{}
+	if err := r.Client.List(ctx, nodes, client.MatchingFields{nodeProviderIDIndex: id}); err != nil {
+		return nil, fmt.Errorf("cannot list Nodes with providerID %s: %w", id, err)
+	}
+	if len(nodes.Items) != 1 {
+		if len(nodes.Items) > 1 {
+			log.FromContext(ctx).Info("several Nodes share a providerID; waiting for one", "providerID", id, "count", len(nodes.Items))
+		}
+		return nil, nil
+	}
+	return &nodes.Items[0], nil
+}
+
+// ensureWatch starts watching gvk (once) so that changes to referenced objects reconcile the
+// Machines that reference them.
+func (r *MachineReconciler) ensureWatch(gvk schema.GroupVersionKind) error {
+	r.watchMu.Lock()
+	defer r.watchMu.Unlock()
+	if r.watched[gvk] || r.controller == nil {
+		return nil
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(gvk)
+	src := source.Kind[client.Object](r.Cache, obj, handler.EnqueueRequestsFromMapFunc(r.machinesForRef))
+	if err := r.controller.Watch(src); err != nil {
+		return fmt.Errorf("cannot watch %s: %w", gvk, err)
+	}
+	r.watched[gvk] = true
+	return nil
+}
+
+// machinesForRef maps a referenced object to the Machines in its namespace that reference it.
+func (r *MachineReconciler) machinesForRef(ctx context.Context, obj client.Object) []reconcile.Request {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	return r.machineRequests(ctx, client.InNamespace(obj.GetNamespace()),
+		client.MatchingFields{machineRefIndex: refKey(gvk.Group, gvk.Kind, obj.GetName())})
+}
+
+// machinesForNode maps a Node to the Machines that name it or share its providerID.
+func (r *MachineReconciler) machinesForNode(ctx context.Context, obj client.Object) []reconcile.Request {
+	node, ok := obj.(*corev1.Node)
+	if !ok {
+		return nil
+	}
+	reqs := r.machineRequests(ctx, client.MatchingFields{machineNodeNameIndex: node.Name})
+	if node.Spec.ProviderID != "" {
+		reqs = append(reqs, r.machineRequests(ctx, client.MatchingFields{machineProviderIDIndex: node.Spec.ProviderID})...)
+	}
+	return reqs
+}
+
+func (r *MachineReconciler) machineRequests(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
+	list := &v1alpha1.MachineList{}
+	if err := r.Client.List(ctx, list, opts...); err != nil {
+		log.FromContext(ctx).Error(err, "cannot list Machines for a watched object")
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return reqs
+}
