@@ -1,8 +1,8 @@
 package conditions
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Getter is an object that exposes its conditions, e.g. *v1alpha1.Machine.

@@ -1,0 +1,148 @@
+package controllers_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/conditions"
+)
+
+// TestLifecycle drives one Machine through every phase with a real API server and real Node
+// objects, checking the phase, the lastOperation and the deciding conditions at each step.
+func TestLifecycle(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	name := "m1"
+	node := ns + "-node"
+	pid := "fake://" + ns + "/m1"
+
+	m := newMachine(ns, name)
+	m.Spec.Version = "v1.36.3"
+	m.Finalizers = []string{"example.com/keep"} // another controller's, to watch Deleting/Deleted
+	create(t, m)
+
+	step := func(want v1alpha1.MachinePhase, op v1alpha1.MachineOperationType, state v1alpha1.MachineOperationState) *v1alpha1.Machine {
+		t.Helper()
+		got := waitPhase(t, ns, name, want)
+		if got.Status.LastOperation == nil || got.Status.LastOperation.Type != op || got.Status.LastOperation.State != state {
+			t.Fatalf("phase %s: want lastOperation %s/%s, got %s", want, op, state, describe(got))
+		}
+		if got.Status.ObservedGeneration != got.Generation {
+			t.Fatalf("phase %s: observedGeneration %d, generation %d", want, got.Status.ObservedGeneration, got.Generation)
+		}
+		return got
+	}
+
+	got := step(v1alpha1.MachinePhasePending, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
+	if r := conditions.GetReason(got, v1alpha1.MachineInfrastructureReadyCondition); r != v1alpha1.MachineInfrastructureDoesNotExistReason {
+		t.Fatalf("InfrastructureReady reason %q", r)
+	}
+	if conditions.IsTrue(got, v1alpha1.MachineReadyCondition) {
+		t.Fatal("Ready is True with nothing provisioned")
+	}
+
+	createInfra(t, ns, name, map[string]any{}, map[string]any{"initialization": map[string]any{"provisioned": false}})
+	step(v1alpha1.MachinePhaseProvisioning, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
+
+	// v1beta1 contract field status.ready, with spec.providerID.
+	u := getInfra(t, ns, name)
+	u.Object["spec"] = map[string]any{"providerID": pid}
+	if err := k8s.Update(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	setInfraStatus(t, ns, name, map[string]any{"ready": true})
+	got = step(v1alpha1.MachinePhaseProvisioned, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
+	if got.Status.ProviderID != pid {
+		t.Fatalf("status.providerID %q, want %q", got.Status.ProviderID, pid)
+	}
+
+	createNode(t, node, pid, "v1.36.3", corev1.ConditionTrue, time.Now())
+	got = step(v1alpha1.MachinePhaseRunning, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful)
+	if got.Status.NodeRef == nil || got.Status.NodeRef.Name != node {
+		t.Fatalf("nodeRef %+v, want %s", got.Status.NodeRef, node)
+	}
+	if !conditions.IsTrue(got, v1alpha1.MachineReadyCondition) {
+		t.Fatalf("Ready not True when Running: %s", describe(got))
+	}
+
+	// NotReady just now: inside the default 5m timeout.
+	updateNode(t, node, func(n *corev1.Node) {
+		n.Status.Conditions = []corev1.NodeCondition{readyCondition(corev1.ConditionFalse, time.Now())}
+	})
+	step(v1alpha1.MachinePhaseUnknown, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateProcessing)
+
+	// NotReady for 6 minutes: past the timeout.
+	updateNode(t, node, func(n *corev1.Node) {
+		n.Status.Conditions = []corev1.NodeCondition{readyCondition(corev1.ConditionFalse, time.Now().Add(-6*time.Minute))}
+	})
+	got = step(v1alpha1.MachinePhaseFailed, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateFailed)
+	if r := conditions.GetReason(got, v1alpha1.MachineHealthCheckSucceededCondition); r != v1alpha1.MachineHealthCheckUnhealthyNodeReason {
+		t.Fatalf("HealthCheckSucceeded reason %q", r)
+	}
+
+	updateNode(t, node, func(n *corev1.Node) {
+		n.Status.Conditions = []corev1.NodeCondition{readyCondition(corev1.ConditionTrue, time.Now())}
+	})
+	step(v1alpha1.MachinePhaseRunning, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateSuccessful)
+
+	updateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Version = "v1.36.4" })
+	step(v1alpha1.MachinePhaseUpdating, v1alpha1.MachineOperationUpdate, v1alpha1.MachineOperationStateProcessing)
+	updateNode(t, node, func(n *corev1.Node) { n.Status.NodeInfo.KubeletVersion = "v1.36.4" })
+	step(v1alpha1.MachinePhaseRunning, v1alpha1.MachineOperationUpdate, v1alpha1.MachineOperationStateSuccessful)
+
+	updateNode(t, node, func(n *corev1.Node) { n.Spec.Unschedulable = true })
+	step(v1alpha1.MachinePhaseDraining, v1alpha1.MachineOperationDrainNode, v1alpha1.MachineOperationStateProcessing)
+	updateNode(t, node, func(n *corev1.Node) { n.Spec.Unschedulable = false })
+	step(v1alpha1.MachinePhaseRunning, v1alpha1.MachineOperationDrainNode, v1alpha1.MachineOperationStateSuccessful)
+
+	updateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Standby = true })
+	step(v1alpha1.MachinePhaseStandby, v1alpha1.MachineOperationDrainNode, v1alpha1.MachineOperationStateSuccessful)
+	updateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Standby = false })
+	step(v1alpha1.MachinePhaseRunning, v1alpha1.MachineOperationDrainNode, v1alpha1.MachineOperationStateSuccessful)
+
+	// Terminal provider failure.
+	setInfraStatus(t, ns, name, map[string]any{"ready": true, "failureReason": "InsufficientCapacity", "failureMessage": "no hosts left"})
+	got = step(v1alpha1.MachinePhaseFailed, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateFailed)
+	if r := conditions.GetReason(got, v1alpha1.MachineInfrastructureReadyCondition); r != v1alpha1.MachineInfrastructureFailedReason {
+		t.Fatalf("InfrastructureReady reason %q", r)
+	}
+	setInfraStatus(t, ns, name, map[string]any{"ready": true})
+	step(v1alpha1.MachinePhaseRunning, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateSuccessful)
+
+	// Deletion: the steps follow what still exists.
+	if err := k8s.Delete(ctx, getMachine(t, ns, name)); err != nil {
+		t.Fatal(err)
+	}
+	got = step(v1alpha1.MachinePhaseDeleting, v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateProcessing)
+	if r := conditions.GetReason(got, v1alpha1.MachineDeletingCondition); r != v1alpha1.MachineDeletingDrainingNodeReason {
+		t.Fatalf("Deleting reason %q", r)
+	}
+	deleteInfra(t, ns, name)
+	waitFor(t, waitTimeout, "WaitingForNodeDeletion", func() string {
+		if r := conditions.GetReason(getMachine(t, ns, name), v1alpha1.MachineDeletingCondition); r != v1alpha1.MachineDeletingWaitingForNodeDeletionReason {
+			return r
+		}
+		return ""
+	})
+	if err := k8s.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}); err != nil {
+		t.Fatal(err)
+	}
+	step(v1alpha1.MachinePhaseDeleted, v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateSuccessful)
+
+	// No finalizer of our own: once the other controller's is removed, the Machine is gone.
+	updateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Finalizers = nil })
+	waitFor(t, waitTimeout, "the Machine to be gone", func() string {
+		err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &v1alpha1.Machine{})
+		if apierrors.IsNotFound(err) {
+			return ""
+		}
+		return "still present"
+	})
+}

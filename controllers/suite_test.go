@@ -1,0 +1,171 @@
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/config/crd"
+	"github.com/machinestatus/machinestatus/controllers"
+	"github.com/machinestatus/machinestatus/internal/embedded"
+)
+
+// Test infrastructure kind: any schema, status subresource, in the Cluster API group.
+const (
+	infraGroup = "infrastructure.cluster.x-k8s.io"
+	infraKind  = "FakeMachine"
+)
+
+var (
+	scheme     = runtime.NewScheme()
+	cp         *embedded.ControlPlane
+	k8s        client.Client // uncached client for the tests' own reads and writes
+	mgr        ctrl.Manager
+	reconciler *controllers.MachineReconciler
+	kubeconfig string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(v1alpha1.AddToScheme(scheme))
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.Level(zapLevel()))))
+
+	crds, err := embedded.LoadCRDs(crd.Bases)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	dir, err := os.MkdirTemp("", "machinestatus-controllers-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	kubeconfig = filepath.Join(dir, "kubeconfig")
+	cp, err = embedded.Start(embedded.Options{
+		AssetsDir:      assets(),
+		CRDs:           append(crds, fakeInfraCRD()),
+		KubeconfigPath: kubeconfig,
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = cp.Stop() }()
+
+	if k8s, err = client.New(cp.Config, client.Options{Scheme: scheme}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	mgr, err = ctrl.NewManager(cp.Config, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  controllers.CacheOptions(),
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	reconciler = &controllers.MachineReconciler{
+		Client:     mgr.GetClient(),
+		Cache:      mgr.GetCache(),
+		RESTMapper: mgr.GetRESTMapper(),
+		Recorder:   mgr.GetEventRecorder("machinestatus"),
+	}
+	if err := reconciler.SetupWithManager(ctx, mgr); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	code := m.Run()
+	cancel()
+	if err := <-done; err != nil {
+		fmt.Fprintln(os.Stderr, "manager:", err)
+	}
+	return code
+}
+
+// assets is bin/k8s of the repository unless KUBEBUILDER_ASSETS says otherwise.
+func assets() string {
+	if d := os.Getenv(embedded.AssetsEnv); d != "" {
+		return d
+	}
+	return filepath.Join("..", "bin", "k8s")
+}
+
+func zapLevel() int8 {
+	if os.Getenv("TEST_VERBOSE") != "" {
+		return -1
+	}
+	return 4 // errors only
+}
+
+func fakeInfraCRD() *apiextensionsv1.CustomResourceDefinition {
+	preserve := true
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "fakemachines." + infraGroup},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: infraGroup,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{
+				Plural: "fakemachines", Singular: "fakemachine", Kind: infraKind, ListKind: infraKind + "List",
+			},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1beta2", Served: true, Storage: true,
+				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object", XPreserveUnknownFields: &preserve,
+				}},
+			}},
+		},
+	}
+}
+
+// waitFor polls get until check returns "" or the timeout passes; it fails with the last
+// reason check gave.
+func waitFor(t *testing.T, timeout time.Duration, what string, check func() string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for time.Now().Before(deadline) {
+		if last = check(); last == "" {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %s waiting for %s: %s", timeout, what, last)
+}
+
+// newNamespace creates a namespace for one test.
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "test-"}}
+	if err := k8s.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
