@@ -111,8 +111,9 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	before := m.DeepCopy()
-	now := r.Clock.Now()
-	opts := []conditions.SetOption{conditions.WithClock{Clock: r.Clock}}
+	clk := r.clock()
+	now := clk.Now()
+	opts := []conditions.SetOption{conditions.WithClock{Clock: clk}}
 
 	var next time.Time
 	if isPaused(m) {
@@ -140,6 +141,13 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	}
 	// Deadlines come from second-precision times; a little slack avoids waking just before one.
 	return ctrl.Result{RequeueAfter: max(next.Sub(now), 0) + 250*time.Millisecond}, nil
+}
+
+func (r *MachineReconciler) clock() clock.PassiveClock {
+	if r.Clock == nil {
+		return clock.RealClock{}
+	}
+	return r.Clock
 }
 
 // observe reads the referenced infrastructure and bootstrap objects and the Node. Problems that
