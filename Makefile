@@ -52,7 +52,7 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code for the API types (and the
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Generate the CRDs and the RBAC role from markers.
-	$(CONTROLLER_GEN) crd rbac:roleName=machinestatus-manager paths="./api/..." paths="./controllers/..." \
+	$(CONTROLLER_GEN) crd rbac:roleName=manager paths="./api/..." paths="./controllers/..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) crd paths="./test/infra/..." output:crd:artifacts:config=config/samples/infra
 
@@ -110,7 +110,7 @@ uninstall: $(KUBECTL) ## Remove the CRDs from the cluster in the current kubecon
 IMG ?= machinestatus-manager:latest
 .PHONY: deploy
 deploy: $(KUBECTL) ## Deploy CRDs, RBAC and the manager (IMG=...) to the current cluster.
-	$(KUBECTL) apply --server-side -k config/default
+	$(KUBECTL) kustomize config/default | sed 's#image: machinestatus-manager:latest#image: $(IMG)#' | $(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
 undeploy: $(KUBECTL) ## Remove everything `make deploy` created.
