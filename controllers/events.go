@@ -1,6 +1,8 @@
 package controllers
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -30,7 +32,7 @@ func (r *MachineReconciler) recordEvents(before, after *v1alpha1.Machine) {
 		}
 		if p1 == v1alpha1.MachinePhaseFailed {
 			r.Recorder.Eventf(after, nil, corev1.EventTypeWarning, EventMachineFailed, eventAction,
-				"Phase changed from %s to %s: %s", from, p1, readyMessage(after))
+				"Phase changed from %s to %s", from, p1)
 		} else {
 			r.Recorder.Eventf(after, nil, corev1.EventTypeNormal, EventPhaseChanged, eventAction,
 				"Phase changed from %s to %s", from, p1)
@@ -46,15 +48,11 @@ func (r *MachineReconciler) recordEvents(before, after *v1alpha1.Machine) {
 			"%s succeeded", op1.Type)
 	case v1alpha1.MachineOperationStateFailed:
 		r.Recorder.Eventf(after, nil, corev1.EventTypeWarning, EventOperationFailed, eventAction,
-			"%s failed: %s", op1.Type, op1.Description)
+			"%s: %s", op1.Type, oneLine(op1.Description))
 	}
 }
 
-func readyMessage(m *v1alpha1.Machine) string {
-	for _, c := range m.Status.Conditions {
-		if c.Type == v1alpha1.MachineReadyCondition {
-			return c.Message
-		}
-	}
-	return ""
+// oneLine keeps an event note on one line of the kubectl describe table.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
