@@ -39,7 +39,7 @@ func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error)
 
 	existing := meta.FindStatusCondition(to.GetConditions(), condition.Type)
 	switch {
-	case existing != nil && existing.Status == condition.Status:
+	case existing != nil && existing.Status == condition.Status && !existing.LastTransitionTime.IsZero():
 		condition.LastTransitionTime = existing.LastTransitionTime
 	case condition.LastTransitionTime.IsZero():
 		condition.LastTransitionTime = truncate(o.now())
@@ -51,6 +51,10 @@ func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error)
 	}
 
 	list := append([]metav1.Condition(nil), to.GetConditions()...)
+	if existing != nil && existing.LastTransitionTime.IsZero() {
+		// A condition stored without a time (never by the API server) is replaced whole.
+		meta.RemoveStatusCondition(&list, condition.Type)
+	}
 	changed := meta.SetStatusCondition(&list, condition)
 	if sorted := Sort(list); sorted || changed {
 		to.SetConditions(list)

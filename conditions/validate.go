@@ -22,10 +22,16 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("invalid condition %q: %v", e.Type, e.Errs.ToAggregate())
 }
 
+// maxTypeLength is the CRD schema's limit on a condition type (metav1.Condition's
+// +kubebuilder:validation:MaxLength=316). ValidateCondition checks the prefix (253) and the name
+// (63) separately, so it accepts a 317-character type that a CRD-backed API server rejects.
+const maxTypeLength = 316
+
 // Validate checks condition against the API server's rules for metav1.Condition and returns a
 // *ValidationError listing every violation, or nil:
-//   - type: a qualified name (optional DNS-subdomain prefix and "/", then at most 63
-//     characters of [A-Za-z0-9-_.] starting and ending alphanumeric);
+//   - type: a qualified name (optional DNS-subdomain prefix of at most 253 characters and "/",
+//     then at most 63 characters of [A-Za-z0-9-_.] starting and ending alphanumeric), at most
+//     316 characters in all;
 //   - status: True, False or Unknown;
 //   - reason: 1 to 1024 characters matching [A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?;
 //   - message: at most 32768 bytes;
@@ -33,9 +39,14 @@ func (e *ValidationError) Error() string {
 //   - lastTransitionTime: set.
 //
 // The rules are apimachinery's metav1 validation (ValidateCondition), the same code the API
-// server runs for built-in types.
+// server runs for built-in types, plus the 316-character limit on type that the CRD schema of
+// metav1.Condition adds.
 func Validate(condition metav1.Condition) error {
-	errs := metav1validation.ValidateCondition(condition, field.NewPath("status", "conditions").Key(condition.Type))
+	path := field.NewPath("status", "conditions").Key(condition.Type)
+	errs := metav1validation.ValidateCondition(condition, path)
+	if len(condition.Type) > maxTypeLength {
+		errs = append(errs, field.TooLong(path.Child("type"), "", maxTypeLength))
+	}
 	if len(errs) == 0 {
 		return nil
 	}
