@@ -1,0 +1,292 @@
+package controllers
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/conditions"
+)
+
+var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+
+func at(seconds int) time.Time { return t0.Add(time.Duration(seconds) * time.Second) }
+
+func node(ready corev1.ConditionStatus, since time.Time, mutate ...func(*corev1.Node)) *corev1.Node {
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "n1", CreationTimestamp: metav1.NewTime(at(-3600))},
+		Spec:       corev1.NodeSpec{ProviderID: "p://1"},
+		Status: corev1.NodeStatus{
+			NodeInfo:   corev1.NodeSystemInfo{KubeletVersion: "v1.36.3"},
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready, LastTransitionTime: metav1.NewTime(since)}},
+		},
+	}
+	for _, f := range mutate {
+		f(n)
+	}
+	return n
+}
+
+func provisioned() refState {
+	return refState{Kind: "FakeMachine", Name: "m", Exists: true, Status: contractStatus{Ready: true, ProviderID: "p://1"}}
+}
+
+// TestComputeStatus checks the condition each input produces, with no API server.
+func TestComputeStatus(t *testing.T) {
+	type want struct {
+		conditions map[string]string // type → "Status/Reason"
+		phase      v1alpha1.MachinePhase
+		next       time.Time
+	}
+	cases := []struct {
+		name    string
+		machine func(*v1alpha1.Machine)
+		in      statusInputs
+		want    want
+	}{
+		{
+			name: "infrastructure missing",
+			in:   statusInputs{Infra: refState{Kind: "FakeMachine", Name: "m"}},
+			want: want{phase: v1alpha1.MachinePhasePending, conditions: map[string]string{
+				"InfrastructureReady":  "Unknown/InfrastructureDoesNotExist",
+				"NodeReady":            "Unknown/NodeDoesNotExist",
+				"HealthCheckSucceeded": "True/HealthCheckSucceeded",
+				"Ready":                "Unknown/MultipleUnknownReported",
+			}},
+		},
+		{
+			name: "infrastructure status has the wrong type",
+			in:   statusInputs{Infra: refState{Kind: "FakeMachine", Name: "m", Exists: true, Unreadable: "status.ready: want bool"}},
+			want: want{phase: v1alpha1.MachinePhasePending, conditions: map[string]string{
+				"InfrastructureReady": "Unknown/InfrastructureUnreadable",
+			}},
+		},
+		{
+			name: "provisioned, no Node yet: startup timer pending",
+			machine: func(m *v1alpha1.Machine) {
+				m.Status.Conditions = []metav1.Condition{{Type: "InfrastructureReady", Status: "True", Reason: "InfrastructureProvisioned", LastTransitionTime: metav1.NewTime(at(0))}}
+			},
+			in: statusInputs{Now: at(30), Infra: provisioned()},
+			want: want{phase: v1alpha1.MachinePhaseProvisioned, next: at(600), conditions: map[string]string{
+				"HealthCheckSucceeded": "True/HealthCheckSucceeded",
+			}},
+		},
+		{
+			name: "provisioned, no Node after the startup timeout",
+			machine: func(m *v1alpha1.Machine) {
+				m.Status.Conditions = []metav1.Condition{{Type: "InfrastructureReady", Status: "True", Reason: "InfrastructureProvisioned", LastTransitionTime: metav1.NewTime(at(0))}}
+			},
+			in: statusInputs{Now: at(600), Infra: provisioned()},
+			want: want{phase: v1alpha1.MachinePhaseFailed, conditions: map[string]string{
+				"HealthCheckSucceeded": "False/NodeStartupTimeout",
+			}},
+		},
+		{
+			name: "Node NotReady inside the timeout: requeue at the deadline",
+			machine: func(m *v1alpha1.Machine) {
+				m.Status.LastOperation = &v1alpha1.LastOperation{Type: "Create", State: "Successful", LastUpdated: metav1.NewTime(at(0))}
+			},
+			in: statusInputs{Now: at(100), Infra: provisioned(), Node: node(corev1.ConditionFalse, at(0))},
+			want: want{phase: v1alpha1.MachinePhaseUnknown, next: at(300), conditions: map[string]string{
+				"NodeReady":            "False/NodeNotReady",
+				"HealthCheckSucceeded": "True/HealthCheckSucceeded",
+			}},
+		},
+		{
+			name: "Node NotReady past the timeout",
+			in:   statusInputs{Now: at(300), Infra: provisioned(), Node: node(corev1.ConditionFalse, at(0))},
+			want: want{phase: v1alpha1.MachinePhaseFailed, conditions: map[string]string{
+				"HealthCheckSucceeded": "False/UnhealthyNode",
+			}},
+		},
+		{
+			name: "custom unhealthy condition: DiskPressure for 30s",
+			machine: func(m *v1alpha1.Machine) {
+				m.Spec.HealthCheck = &v1alpha1.MachineHealthCheck{UnhealthyNodeConditions: []v1alpha1.UnhealthyNodeCondition{
+					{Type: corev1.NodeDiskPressure, Status: corev1.ConditionTrue, TimeoutSeconds: 30},
+				}}
+			},
+			in: statusInputs{Now: at(10), Infra: provisioned(), Node: node(corev1.ConditionTrue, at(0), func(n *corev1.Node) {
+				n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: corev1.NodeDiskPressure, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(at(0))})
+			})},
+			want: want{phase: v1alpha1.MachinePhaseRunning, next: at(30), conditions: map[string]string{
+				"NodeHealthy":          "False/NodeUnhealthy",
+				"HealthCheckSucceeded": "True/HealthCheckSucceeded",
+				"Ready":                "False/IssueReported",
+			}},
+		},
+		{
+			name: "Node deleted after it registered fails at once",
+			machine: func(m *v1alpha1.Machine) {
+				m.Status.NodeRef = &v1alpha1.MachineNodeReference{Name: "n1"}
+			},
+			in: statusInputs{Now: at(1), Infra: provisioned()},
+			want: want{phase: v1alpha1.MachinePhaseFailed, conditions: map[string]string{
+				"NodeReady":            "Unknown/NodeDeleted",
+				"HealthCheckSucceeded": "False/NodeDeleted",
+			}},
+		},
+		{
+			name:    "kubelet version differs from spec.version",
+			machine: func(m *v1alpha1.Machine) { m.Spec.Version = "1.36.4" },
+			in:      statusInputs{Now: at(1), Infra: provisioned(), Node: node(corev1.ConditionTrue, at(0))},
+			want: want{phase: v1alpha1.MachinePhaseUpdating, conditions: map[string]string{
+				"Updating": "True/KubeletVersionUpdating",
+			}},
+		},
+		{
+			name:    "no spec.version: Updating is left to others",
+			machine: func(m *v1alpha1.Machine) {},
+			in:      statusInputs{Now: at(1), Infra: provisioned(), Node: node(corev1.ConditionTrue, at(0))},
+			want: want{phase: v1alpha1.MachinePhaseRunning, conditions: map[string]string{
+				"Updating": "absent",
+			}},
+		},
+		{
+			name: "cordoned",
+			in: statusInputs{Now: at(1), Infra: provisioned(), Node: node(corev1.ConditionTrue, at(0), func(n *corev1.Node) {
+				n.Spec.Unschedulable = true
+			})},
+			want: want{phase: v1alpha1.MachinePhaseDraining, conditions: map[string]string{"Draining": "True/NodeCordoned"}},
+		},
+		{
+			name:    "standby suspends the health check",
+			machine: func(m *v1alpha1.Machine) { m.Spec.Standby = true },
+			in:      statusInputs{Now: at(3600), Infra: provisioned(), Node: node(corev1.ConditionFalse, at(0))},
+			want: want{phase: v1alpha1.MachinePhaseStandby, conditions: map[string]string{
+				"Standby":              "True/StandbyRequested",
+				"HealthCheckSucceeded": "True/HealthCheckSucceeded",
+			}},
+		},
+		{
+			name: "bootstrap config with data, infrastructure provisioning",
+			machine: func(m *v1alpha1.Machine) {
+				m.Spec.Bootstrap = &v1alpha1.Bootstrap{ConfigRef: &v1alpha1.ContractVersionedObjectReference{APIGroup: "b", Kind: "B", Name: "b"}}
+			},
+			in: statusInputs{
+				Infra:     refState{Kind: "FakeMachine", Name: "m", Exists: true},
+				Bootstrap: &refState{Kind: "B", Name: "b", Exists: true, Status: contractStatus{Ready: true}},
+			},
+			want: want{phase: v1alpha1.MachinePhaseProvisioning, conditions: map[string]string{
+				"BootstrapConfigReady": "True/DataSecretCreated",
+				"InfrastructureReady":  "False/InfrastructureNotProvisioned",
+			}},
+		},
+		{
+			name: "terminal bootstrap failure",
+			machine: func(m *v1alpha1.Machine) {
+				m.Spec.Bootstrap = &v1alpha1.Bootstrap{ConfigRef: &v1alpha1.ContractVersionedObjectReference{APIGroup: "b", Kind: "B", Name: "b"}}
+			},
+			in: statusInputs{
+				Infra:     refState{Kind: "FakeMachine", Name: "m", Exists: true},
+				Bootstrap: &refState{Kind: "B", Name: "b", Exists: true, Status: contractStatus{FailureReason: "BadConfig"}},
+			},
+			want: want{phase: v1alpha1.MachinePhaseFailed, conditions: map[string]string{
+				"BootstrapConfigReady": "False/BootstrapFailed",
+			}},
+		},
+		{
+			name: "deleting: infrastructure gone, Node still there",
+			machine: func(m *v1alpha1.Machine) {
+				ts := metav1.NewTime(at(0))
+				m.DeletionTimestamp = &ts
+			},
+			in: statusInputs{Now: at(1), Infra: refState{Kind: "FakeMachine", Name: "m"}, Node: node(corev1.ConditionTrue, at(0))},
+			want: want{phase: v1alpha1.MachinePhaseDeleting, conditions: map[string]string{
+				"Deleting": "True/WaitingForNodeDeletion",
+			}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Generation: 1, CreationTimestamp: metav1.NewTime(at(-60))}}
+			if tc.machine != nil {
+				tc.machine(m)
+			}
+			clk := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(tc.in.Now)}
+			if tc.in.Now.IsZero() {
+				clk = conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(0))}
+			}
+			next, err := computeStatus(m, tc.in, clk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := want{phase: m.Status.Phase, next: next, conditions: map[string]string{}}
+			for typ := range tc.want.conditions {
+				if c := conditions.Get(m, typ); c != nil {
+					got.conditions[typ] = string(c.Status) + "/" + c.Reason
+				} else {
+					got.conditions[typ] = "absent"
+				}
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("computeStatus (-want +got):\n%s", diff)
+			}
+			for _, c := range m.Status.Conditions {
+				if err := conditions.Validate(c); err != nil {
+					t.Errorf("stored an invalid condition: %v", err)
+				}
+			}
+
+			// Recomputing from the same inputs changes nothing: no write on a no-op reconcile.
+			again := m.DeepCopy()
+			if _, err := computeStatus(again, tc.in, clk); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(m.Status, again.Status); diff != "" {
+				t.Errorf("second computeStatus changed the status (-first +second):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestReadContract checks the Cluster API contract fields, v1beta2 before v1beta1, and that a
+// field of the wrong type is an error naming the field.
+func TestReadContract(t *testing.T) {
+	cases := []struct {
+		name    string
+		obj     map[string]any
+		want    contractStatus
+		wantErr string
+	}{
+		{"v1beta2 provisioned", map[string]any{"spec": map[string]any{"providerID": "p://1"}, "status": map[string]any{"initialization": map[string]any{"provisioned": true}}},
+			contractStatus{Ready: true, ProviderID: "p://1"}, ""},
+		{"v1beta2 wins over v1beta1", map[string]any{"status": map[string]any{"initialization": map[string]any{"provisioned": false}, "ready": true}},
+			contractStatus{}, ""},
+		{"v1beta1 ready", map[string]any{"status": map[string]any{"ready": true}}, contractStatus{Ready: true}, ""},
+		{"terminal failure", map[string]any{"status": map[string]any{"failureReason": "OutOfCapacity", "failureMessage": "no hosts"}},
+			contractStatus{FailureReason: "OutOfCapacity", FailureMessage: "no hosts"}, ""},
+		{"deprecated failure fields", map[string]any{"status": map[string]any{"deprecated": map[string]any{"v1beta1": map[string]any{"failureReason": "X"}}}},
+			contractStatus{FailureReason: "X"}, ""},
+		{"Ready condition message", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False", "message": "waiting for IP"}}}},
+			contractStatus{ReadyMessage: "waiting for IP"}, ""},
+		{"ready is a string", map[string]any{"status": map[string]any{"ready": "yes"}}, contractStatus{}, "status.ready"},
+		{"provisioned is a number", map[string]any{"status": map[string]any{"initialization": map[string]any{"provisioned": 1}}}, contractStatus{}, "status.initialization.provisioned"},
+		{"providerID is a list", map[string]any{"spec": map[string]any{"providerID": []any{"a"}}}, contractStatus{}, "spec.providerID"},
+		{"conditions not a list", map[string]any{"status": map[string]any{"conditions": "broken"}}, contractStatus{}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := readContract(&unstructured.Unstructured{Object: tc.obj}, "provisioned")
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one naming %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("readContract (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

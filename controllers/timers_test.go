@@ -1,0 +1,117 @@
+package controllers_test
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/conditions"
+)
+
+// TestHealthCheckRequeuesAtDeadline: after the Node turns NotReady nothing else changes, so only
+// the reconciler's requeue at the deadline can turn the Machine Failed.
+func TestHealthCheckRequeuesAtDeadline(t *testing.T) {
+	ns := newNamespace(t)
+	pid := "fake://" + ns + "/hc"
+	createInfra(t, ns, "hc", map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
+	createNode(t, ns+"-hc", pid, "v1.36.3", corev1.ConditionTrue, time.Now())
+	m := newMachine(ns, "hc")
+	m.Spec.HealthCheck = &v1alpha1.MachineHealthCheck{UnhealthyNodeConditions: []v1alpha1.UnhealthyNodeCondition{
+		{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: 3},
+	}}
+	create(t, m)
+	waitPhase(t, ns, "hc", v1alpha1.MachinePhaseRunning)
+
+	flipped := time.Now()
+	updateNode(t, ns+"-hc", func(n *corev1.Node) {
+		n.Status.Conditions = []corev1.NodeCondition{readyCondition(corev1.ConditionFalse, flipped)}
+	})
+	waitPhase(t, ns, "hc", v1alpha1.MachinePhaseUnknown)
+	got := waitPhase(t, ns, "hc", v1alpha1.MachinePhaseFailed)
+	c := conditions.Get(got, v1alpha1.MachineHealthCheckSucceededCondition)
+	if c.Reason != v1alpha1.MachineHealthCheckUnhealthyNodeReason {
+		t.Fatalf("HealthCheckSucceeded reason %q", c.Reason)
+	}
+	// The verdict is not early: it comes at or after the 3 s deadline (second precision).
+	if c.LastTransitionTime.Time.Before(flipped.Truncate(time.Second).Add(3 * time.Second)) {
+		t.Fatalf("failed at %s, before the deadline %s", c.LastTransitionTime, flipped.Add(3*time.Second))
+	}
+}
+
+// TestPausedRewritesNothingElse: with the paused annotation only Paused changes, even when the
+// world does; without it, the status catches up.
+func TestPausedRewritesNothingElse(t *testing.T) {
+	ns := newNamespace(t)
+	pid := "fake://" + ns + "/p"
+	createInfra(t, ns, "p", map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
+	createNode(t, ns+"-p", pid, "v1.36.3", corev1.ConditionTrue, time.Now())
+	create(t, newMachine(ns, "p"))
+	waitPhase(t, ns, "p", v1alpha1.MachinePhaseRunning)
+
+	updateMachine(t, ns, "p", func(m *v1alpha1.Machine) {
+		m.Annotations = map[string]string{v1alpha1.PausedAnnotation: ""}
+	})
+	var paused *v1alpha1.Machine
+	waitFor(t, waitTimeout, "Paused=True", func() string {
+		paused = getMachine(t, ns, "p")
+		if !conditions.IsTrue(paused, v1alpha1.MachinePausedCondition) {
+			return describe(paused)
+		}
+		return ""
+	})
+	updateNode(t, ns+"-p", func(n *corev1.Node) { n.Spec.Unschedulable = true })
+	time.Sleep(2 * time.Second) // give a (wrong) reconcile time to happen
+	if got := getMachine(t, ns, "p"); got.Status.Phase != v1alpha1.MachinePhaseRunning || conditions.IsTrue(got, v1alpha1.MachineDrainingCondition) {
+		t.Fatalf("a paused Machine was rewritten: %s", describe(got))
+	}
+
+	updateMachine(t, ns, "p", func(m *v1alpha1.Machine) { m.Annotations = nil })
+	got := waitPhase(t, ns, "p", v1alpha1.MachinePhaseDraining)
+	if !conditions.IsFalse(got, v1alpha1.MachinePausedCondition) {
+		t.Fatalf("Paused not False after unpausing: %s", describe(got))
+	}
+}
+
+// TestUnreadableReferences: a malformed infrastructure status, a kind the API server does not
+// serve, and a bootstrap config read through the contract all end in clear conditions.
+func TestUnreadableReferences(t *testing.T) {
+	ns := newNamespace(t)
+
+	createInfra(t, ns, "bad", map[string]any{}, map[string]any{"ready": "yes"})
+	create(t, newMachine(ns, "bad"))
+	waitFor(t, waitTimeout, "InfrastructureUnreadable", func() string {
+		m := getMachine(t, ns, "bad")
+		c := conditions.Get(m, v1alpha1.MachineInfrastructureReadyCondition)
+		if c == nil || c.Reason != v1alpha1.MachineInfrastructureUnreadableReason || c.Status != "Unknown" {
+			return describe(m)
+		}
+		if want := "FakeMachine bad does not follow the contract: status.ready"; len(c.Message) < len(want) || c.Message[:len(want)] != want {
+			return "message: " + c.Message
+		}
+		return ""
+	})
+
+	m := newMachine(ns, "nokind")
+	m.Spec.InfrastructureRef.Kind = "NotInstalled"
+	create(t, m)
+	waitFor(t, waitTimeout, "kind not served", func() string {
+		got := getMachine(t, ns, "nokind")
+		if conditions.GetReason(got, v1alpha1.MachineInfrastructureReadyCondition) != v1alpha1.MachineInfrastructureUnreadableReason {
+			return describe(got)
+		}
+		return ""
+	})
+
+	// Any kind can be a bootstrap config: here a FakeMachine with the v1beta2 bootstrap fields.
+	createInfra(t, ns, "boot", map[string]any{}, map[string]any{"initialization": map[string]any{"dataSecretCreated": true}, "dataSecretName": "boot-data"})
+	createInfra(t, ns, "withboot", map[string]any{}, map[string]any{"initialization": map[string]any{"provisioned": false}})
+	m = newMachine(ns, "withboot")
+	m.Spec.Bootstrap = &v1alpha1.Bootstrap{ConfigRef: &v1alpha1.ContractVersionedObjectReference{APIGroup: infraGroup, Kind: infraKind, Name: "boot"}}
+	create(t, m)
+	got := waitPhase(t, ns, "withboot", v1alpha1.MachinePhaseProvisioning)
+	if r := conditions.GetReason(got, v1alpha1.MachineBootstrapConfigReadyCondition); r != v1alpha1.MachineBootstrapDataSecretCreatedReason {
+		t.Fatalf("BootstrapConfigReady reason %q: %s", r, describe(got))
+	}
+}
