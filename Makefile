@@ -32,7 +32,8 @@ export KWOK_BIN := $(KWOK)
 export KUBECTL_BIN := $(KUBECTL)
 
 GO_TEST_FLAGS ?= -count=1
-FUZZTIME ?= 5s
+FUZZTIME ?= 1m
+TEST_FUZZTIME ?= 5s
 
 .DEFAULT_GOAL := help
 
@@ -72,14 +73,16 @@ verify: generate manifests fmt ## Fail when generated files or formatting are ou
 test: tools ## Run every test against a real kube-apiserver + etcd (and kwok, kubectl).
 	go vet ./...
 	go test $(GO_TEST_FLAGS) ./...
-	go test -count=1 -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME) ./conditions
-	go test -count=1 -run '^$$' -fuzz FuzzSet -fuzztime $(FUZZTIME) ./conditions
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
+
+FUZZ_TARGETS := FuzzValidate FuzzSet FuzzPatchApply
 
 .PHONY: fuzz
-fuzz: FUZZTIME = 2m
-fuzz: ## Run the fuzz targets for longer (FUZZTIME=2m).
-	go test -count=1 -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME) ./conditions
-	go test -count=1 -run '^$$' -fuzz FuzzSet -fuzztime $(FUZZTIME) ./conditions
+fuzz: ## Run every fuzz target for FUZZTIME each (default 1m each; make test runs 5s each).
+	@for target in $(FUZZ_TARGETS); do \
+		echo "go test -run '^$$' -fuzz '^$$target$$' -fuzztime $(FUZZTIME) ./conditions"; \
+		go test -count=1 -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) ./conditions || exit 1; \
+	done
 
 ##@ Run
 

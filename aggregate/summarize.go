@@ -25,7 +25,7 @@ import (
 //
 // A readiness gate that is a built-in type of the scope keeps the built-in polarity; a gate
 // whose polarity is empty takes the catalog's (Negative for the types in
-// v1alpha1.NegativePolarityConditions, else Positive); a gate named Ready or with an invalid
+// the conditions polarity registry, else Positive); a gate named Ready or with an invalid
 // condition type (both rejected by the CRD) is skipped, so Summarize cannot be misconfigured.
 // Ready is left as it was only if conditions.Set rejects it, which needs a negative
 // metadata.generation or a clock that reads the zero time.
@@ -70,7 +70,7 @@ func readyOptions(m *v1alpha1.Machine, setOpts []conditions.SetOption) []Summary
 		}
 		scope = append(scope, t)
 		if g.Polarity == v1alpha1.NegativeConditionPolarity ||
-			(g.Polarity == "" && slices.Contains(v1alpha1.NegativePolarityConditions, t)) {
+			(g.Polarity == "" && conditions.IsNegativePolarity(t)) {
 			negative = append(negative, t)
 		}
 	}

@@ -48,7 +48,8 @@ func (e *SummaryConfigError) Error() string {
 //
 // Each condition type in scope is classified, in catalog order (conditions.Compare):
 //   - missing: skipped when listed in IgnoreTypesIfMissing, else Unknown ("not yet reported");
-//   - False, or True for a type listed in NegativePolarityConditionTypes: an issue;
+//   - False, or True for a negative type (listed in NegativePolarityConditionTypes or
+//     registered with conditions.RegisterNegativePolarity): an issue;
 //   - Unknown (or any status other than True and False): unknown;
 //   - otherwise: fine.
 //
@@ -77,6 +78,7 @@ func NewSummaryCondition(from conditions.Getter, target string, opts ...SummaryO
 		return nil, err
 	}
 	negative := toSet(o.NegativePolarityConditionTypes)
+	isNegative := func(t string) bool { return negative[t] || conditions.IsNegativePolarity(t) }
 	ignored := toSet(o.IgnoreTypesIfMissing)
 
 	var issues, unknowns []summaryItem
@@ -92,7 +94,7 @@ func NewSummaryCondition(from conditions.Getter, target string, opts ...SummaryO
 		present++
 		item := summaryItem{conditionType: t, text: itemText(c)}
 		switch {
-		case c.Status == metav1.ConditionTrue && negative[t], c.Status == metav1.ConditionFalse && !negative[t]:
+		case c.Status == metav1.ConditionTrue && isNegative(t), c.Status == metav1.ConditionFalse && !isNegative(t):
 			issues = append(issues, item)
 		case c.Status == metav1.ConditionTrue, c.Status == metav1.ConditionFalse:
 			// fine

@@ -40,3 +40,40 @@ type WithClock struct{ Clock clock.PassiveClock }
 
 // ApplyToSet implements SetOption.
 func (w WithClock) ApplyToSet(o *SetOptions) { o.Clock = w.Clock }
+
+// ApplyOption configures Patch.Apply.
+type ApplyOption interface {
+	// ApplyToApply applies this option to the given apply options.
+	ApplyToApply(*ApplyOptions)
+}
+
+// ApplyOptions are the options of Patch.Apply. The zero value owns nothing and never overwrites.
+type ApplyOptions struct {
+	// OwnedConditionTypes are the types this writer owns: its changes to them win over
+	// concurrent changes by others instead of being conflicts.
+	OwnedConditionTypes []string
+	// ForceOverwrite makes every change win over concurrent changes by others.
+	ForceOverwrite bool
+}
+
+// ApplyOptions applies the given options in order and returns the result.
+func (o *ApplyOptions) ApplyOptions(opts []ApplyOption) *ApplyOptions {
+	for _, opt := range opts {
+		opt.ApplyToApply(o)
+	}
+	return o
+}
+
+// OwnedConditionTypes marks condition types as owned by the writer applying the patch.
+type OwnedConditionTypes []string
+
+// ApplyToApply implements ApplyOption.
+func (t OwnedConditionTypes) ApplyToApply(o *ApplyOptions) {
+	o.OwnedConditionTypes = append(o.OwnedConditionTypes, t...)
+}
+
+// ForceOverwrite makes Patch.Apply overwrite concurrent changes instead of reporting conflicts.
+type ForceOverwrite bool
+
+// ApplyToApply implements ApplyOption.
+func (f ForceOverwrite) ApplyToApply(o *ApplyOptions) { o.ForceOverwrite = bool(f) }

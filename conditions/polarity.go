@@ -1,0 +1,64 @@
+package conditions
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"slices"
+	"sync"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+)
+
+// The polarity registry says, for every condition type, whether True is good (positive, the
+// default) or bad (negative). It starts with the Machine catalog's negative types
+// (v1alpha1.NegativePolarityConditions) and is shared by summaries and printers; callers add
+// their own types with RegisterNegativePolarity. It is safe for concurrent use.
+var polarity = struct {
+	sync.RWMutex
+	negative map[string]bool
+}{negative: map[string]bool{}}
+
+func init() {
+	RegisterNegativePolarity(v1alpha1.NegativePolarityConditions...)
+}
+
+// RegisterNegativePolarity records that True is the bad state of each given condition type
+// (e.g. "Deleting", "example.com/Degraded"). Registering a type twice is harmless.
+func RegisterNegativePolarity(types ...string) {
+	polarity.Lock()
+	defer polarity.Unlock()
+	for _, t := range types {
+		polarity.negative[t] = true
+	}
+}
+
+// IsNegativePolarity reports whether conditionType has been registered as negative; every other
+// type is positive (API conventions: True is normally the good state).
+func IsNegativePolarity(conditionType string) bool {
+	polarity.RLock()
+	defer polarity.RUnlock()
+	return polarity.negative[conditionType]
+}
+
+// NegativePolarityTypes returns the registered negative types, sorted in condition order.
+func NegativePolarityTypes() []string {
+	polarity.RLock()
+	defer polarity.RUnlock()
+	out := make([]string, 0, len(polarity.negative))
+	for t := range polarity.negative {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, Compare)
+	return out
+}
+
+// IsGood reports whether c is in its good state: True for a positive type, False for a negative
+// one. Unknown and a nil c are never good.
+func IsGood(c *metav1.Condition) bool {
+	if c == nil {
+		return false
+	}
+	if IsNegativePolarity(c.Type) {
+		return c.Status == "False"
+	}
+	return c.Status == "True"
+}
