@@ -182,10 +182,17 @@ type MachineStatus struct {
 	// conditions are the granular, typed observations of the Machine and the only source of
 	// truth; Ready, phase and lastOperation are derived from them. Several controllers may each
 	// own some condition types (list-map semantics keep each other's entries).
+	//
+	// Beyond metav1.Condition's own schema, the API server applies the rules the conditions
+	// library validates with (those of built-in types): a type's name part has at most 63
+	// characters and its prefix at most 253, and a message has at most 32768 bytes.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule="self.all(c, c.type.indexOf('/') <= 253)",message="a condition type's prefix must be at most 253 characters"
+	// +kubebuilder:validation:XValidation:rule="self.all(c, size(c.type) - c.type.indexOf('/') - 1 <= 63)",message="a condition type's name part must be at most 63 characters"
+	// +kubebuilder:validation:XValidation:rule="self.all(c, !has(c.message) || size(bytes(c.message)) <= 32768)",message="a condition message must be at most 32768 bytes"
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// phase is a one-word summary of the Machine for humans, derived from the conditions.
