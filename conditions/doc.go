@@ -1,19 +1,40 @@
 // Package conditions reads and writes metav1.Conditions on any object that exposes them through
-// the two-method Getter/Setter pair.
+// the two-method Getter/Setter pair (e.g. *v1alpha1.Machine), and reads conditions from the
+// shapes other objects carry them in.
 //
-// Semantics (Kubernetes API conventions):
+// # Semantics
+//
+// These follow the Kubernetes API conventions:
 //   - A missing condition is Unknown: IsTrue and IsFalse report false for it, IsUnknown true.
-//   - lastTransitionTime moves only when status changes; a reason, message or
-//     observedGeneration change is still a change, but keeps the time.
+//   - lastTransitionTime moves only when status changes. A reason, message or
+//     observedGeneration change is still a change (Set returns true) but keeps the time.
+//   - observedGeneration is taken from the object's metadata.generation.
 //   - Times are truncated to seconds, the precision the API server stores, so a status survives
 //     a JSON round trip unchanged.
-//   - Conditions are kept in a stable order: Ready first, then alphabetical by type.
+//   - Conditions are kept in one stable order: Ready first, then alphabetical by type
+//     (Compare). Summaries and printers use the same order.
 //   - Nothing invalid is stored: Set and the Mark functions validate first and return a
-//     *ValidationError instead of writing.
+//     *ValidationError instead of writing. Validate applies the API server's rules for
+//     metav1.Condition; messages longer than 32768 bytes are cut at a UTF-8 boundary and end
+//     with TruncationMarker rather than rejected.
+//   - Polarity: True is good unless a type is registered as negative (RegisterNegativePolarity);
+//     the Machine catalog's negative types (Deleting, Draining, …) are registered already.
+//
+// # Several writers
+//
+// NewPatch records what one writer changed between the version it read and the version it
+// wants; Patch.Apply replays that onto the latest version: changes to different types merge, the
+// same change on both sides is not a conflict, and a change to a type someone else changed in
+// between is a *ConflictError (retryable) unless the type is owned (OwnedConditionTypes) or
+// ForceOverwrite is set. Server-side apply with list-map semantics (status.conditions is a
+// list-map keyed by type) is the other safe way; the machinestatus controller uses it.
+//
+// # Time
 //
 // No function reads the wall clock unless the caller leaves the clock option unset; tests pass
 // a fixed clock with WithClock.
 //
-// This package imports only apimachinery, k8s.io/api and the machinestatus API (for the
-// catalog's polarity defaults); it never depends on the controller.
+// This package imports only apimachinery, k8s.io/api, Cluster API's api module (for its
+// adapter) and the machinestatus API (for the catalog's polarity defaults); it never depends
+// on the controller.
 package conditions
