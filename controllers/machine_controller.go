@@ -61,6 +61,7 @@ type MachineReconciler struct {
 	MaxConcurrentReconciles int
 
 	controller controller.Controller
+	written    writtenStatuses
 	watchMu    sync.Mutex
 	watched    map[schema.GroupVersionKind]bool
 }
@@ -108,6 +109,9 @@ func (r *MachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manag
 func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	m := &v1alpha1.Machine{}
 	if err := r.Client.Get(ctx, req.NamespacedName, m); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.written.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	before := m.DeepCopy()
@@ -130,10 +134,11 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 	}
 
-	if !equality.Semantic.DeepEqual(before.Status, m.Status) {
+	if !equality.Semantic.DeepEqual(before.Status, m.Status) && !r.written.alreadyWritten(before, &m.Status) {
 		if err := r.applyStatus(ctx, m); err != nil {
 			return ctrl.Result{}, err
 		}
+		r.written.record(before, &m.Status)
 		r.recordEvents(before, m)
 	}
 	if next.IsZero() {
