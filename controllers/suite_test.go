@@ -83,7 +83,7 @@ func run(m *testing.M) int {
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  controllers.CacheOptions(),
+		Cache:                  controllers.CacheOptions(nil),
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -10,11 +10,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -39,6 +41,9 @@ type options struct {
 	embedded                bool
 	embeddedKubeconfig      string
 	embeddedAssets          string
+	machineSelector         string
+	fieldManager            string
+	leaderElectionID        string
 }
 
 func main() {
@@ -48,6 +53,9 @@ func main() {
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Enable leader election so that only one of several managers is active.")
 	flag.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the pod's namespace).")
 	flag.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 4, "How many Machines are reconciled in parallel.")
+	flag.StringVar(&o.machineSelector, "machine-selector", "", "Label selector of the Machines this manager reconciles (e.g. 'pool=a'); empty means all. Managers with disjoint selectors split a fleet.")
+	flag.StringVar(&o.fieldManager, "field-manager", controllers.DefaultFieldOwner, "Server-side apply field manager of the status writes.")
+	flag.StringVar(&o.leaderElectionID, "leader-election-id", "", "Name of the leader election Lease (default machinestatus.machinestatus.io, plus a hash of --machine-selector when set, so each shard elects its own leader).")
 	flag.BoolVar(&o.embedded, "embedded", false, "Start a local kube-apiserver and etcd (from bin/k8s) and run against them.")
 	flag.StringVar(&o.embeddedKubeconfig, "embedded-kubeconfig", filepath.Join(".machinestatus", "kubeconfig"), "Where --embedded writes its admin kubeconfig.")
 	flag.StringVar(&o.embeddedAssets, "embedded-assets", "", "Directory holding kube-apiserver and etcd for --embedded (default $KUBEBUILDER_ASSETS, else bin/k8s).")
@@ -67,6 +75,7 @@ func run(o options) error {
 	defer cancel()
 
 	var cfg *rest.Config
+	var err error
 	if o.embedded {
 		cp, err := startEmbedded(o)
 		if err != nil {
@@ -79,9 +88,20 @@ func run(o options) error {
 		}()
 		cfg = cp.Config
 	} else {
-		var err error
 		if cfg, err = ctrl.GetConfig(); err != nil {
 			return fmt.Errorf("cannot load a kubeconfig: %w", err)
+		}
+	}
+
+	selector, err := labels.Parse(o.machineSelector)
+	if err != nil {
+		return fmt.Errorf("invalid --machine-selector %q: %w", o.machineSelector, err)
+	}
+	leaderID := o.leaderElectionID
+	if leaderID == "" {
+		leaderID = "machinestatus.machinestatus.io"
+		if !selector.Empty() {
+			leaderID = fmt.Sprintf("machinestatus-%08x.machinestatus.io", crc32.ChecksumIEEE([]byte(selector.String())))
 		}
 	}
 
@@ -94,9 +114,9 @@ func run(o options) error {
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
-		LeaderElectionID:        "machinestatus.machinestatus.io",
+		LeaderElectionID:        leaderID,
 		LeaderElectionNamespace: o.leaderElectionNamespace,
-		Cache:                   controllers.CacheOptions(),
+		Cache:                   controllers.CacheOptions(selector),
 	})
 	if err != nil {
 		return fmt.Errorf("cannot create the manager: %w", err)
@@ -107,6 +127,7 @@ func run(o options) error {
 		RESTMapper:              mgr.GetRESTMapper(),
 		Recorder:                mgr.GetEventRecorder("machinestatus"),
 		MaxConcurrentReconciles: o.maxConcurrentReconciles,
+		FieldOwner:              o.fieldManager,
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		return err

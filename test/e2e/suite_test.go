@@ -63,14 +63,17 @@ func newNamespace(t *testing.T) string {
 	return ns.Name
 }
 
-// newMachine creates a Machine with no status in ns.
-func newMachine(t *testing.T, ns, name string) *v1alpha1.Machine {
+// newMachine creates a Machine with no status in ns, after applying mutate.
+func newMachine(t *testing.T, ns, name string, mutate ...func(*v1alpha1.Machine)) *v1alpha1.Machine {
 	t.Helper()
 	m := &v1alpha1.Machine{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: v1alpha1.MachineSpec{InfrastructureRef: v1alpha1.ContractVersionedObjectReference{
 			APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "FakeMachine", Name: name,
 		}},
+	}
+	for _, f := range mutate {
+		f(m)
 	}
 	if err := k8s.Create(context.Background(), m); err != nil {
 		t.Fatal(err)

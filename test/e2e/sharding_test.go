@@ -1,0 +1,116 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/controllers"
+)
+
+// startShard runs a manager that reconciles only the Machines matching selector and writes
+// status as fieldOwner, until the test ends.
+func startShard(t *testing.T, selector, fieldOwner string) {
+	t.Helper()
+	sel, err := labels.Parse(selector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  controllers.CacheOptions(sel),
+		// Two managers in one test process register the same controller name.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &controllers.MachineReconciler{
+		Client: mgr.GetClient(), Cache: mgr.GetCache(), RESTMapper: mgr.GetRESTMapper(),
+		Recorder: mgr.GetEventRecorder(fieldOwner), FieldOwner: fieldOwner,
+	}
+	if err := r.SetupWithManager(ctx, mgr); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager %s: %v", fieldOwner, err)
+		}
+	})
+}
+
+// TestShardsSplitAFleet: two managers with disjoint --machine-selector values against one API
+// server; every Machine gets a status, written by exactly one of them.
+func TestShardsSplitAFleet(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	startShard(t, "pool=a", "shard-a")
+	startShard(t, "pool=b", "shard-b")
+
+	want := map[string]string{}
+	for i := range 20 {
+		pool := []string{"a", "b"}[i%2]
+		name := fmt.Sprintf("m-%d", i)
+		m := newMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Labels = map[string]string{"pool": pool} })
+		want[m.Name] = "shard-" + pool
+	}
+	unowned := newMachine(t, ns, "no-pool")
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		list := &v1alpha1.MachineList{}
+		if err := k8s.List(ctx, list); err != nil {
+			t.Fatal(err)
+		}
+		pending := 0
+		for _, m := range list.Items {
+			if m.Namespace != ns {
+				continue
+			}
+			writers := statusWriters(m.ManagedFields)
+			switch {
+			case m.Name == unowned.Name && len(writers) > 0:
+				t.Fatalf("Machine %s matches no selector but was written by %v", m.Name, writers)
+			case m.Name == unowned.Name:
+			case len(writers) == 0 || m.Status.Phase == "":
+				pending++
+			case len(writers) != 1 || writers[0] != want[m.Name]:
+				t.Fatalf("Machine %s written by %v, want only %s", m.Name, writers, want[m.Name])
+			}
+		}
+		if pending == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d Machines still without status", pending)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// statusWriters lists the field managers that own fields of the status subresource.
+func statusWriters(entries []metav1.ManagedFieldsEntry) []string {
+	var out []string
+	for _, e := range entries {
+		if e.Subresource == "status" {
+			out = append(out, e.Manager)
+		}
+	}
+	return out
+}
