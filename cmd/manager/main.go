@@ -44,6 +44,8 @@ type options struct {
 	machineSelector         string
 	fieldManager            string
 	leaderElectionID        string
+	qps                     float64
+	burst                   int
 }
 
 func main() {
@@ -56,6 +58,8 @@ func main() {
 	flag.StringVar(&o.machineSelector, "machine-selector", "", "Label selector of the Machines this manager reconciles (e.g. 'pool=a'); empty means all. Managers with disjoint selectors split a fleet.")
 	flag.StringVar(&o.fieldManager, "field-manager", controllers.DefaultFieldOwner, "Server-side apply field manager of the status writes.")
 	flag.StringVar(&o.leaderElectionID, "leader-election-id", "", "Name of the leader election Lease (default machinestatus.machinestatus.io, plus a hash of --machine-selector when set, so each shard elects its own leader).")
+	flag.Float64Var(&o.qps, "kube-api-qps", 50, "Requests per second the manager may send to the API server (client-side limit).")
+	flag.IntVar(&o.burst, "kube-api-burst", 100, "Burst of requests above --kube-api-qps.")
 	flag.BoolVar(&o.embedded, "embedded", false, "Start a local kube-apiserver and etcd (from bin/k8s) and run against them.")
 	flag.StringVar(&o.embeddedKubeconfig, "embedded-kubeconfig", filepath.Join(".machinestatus", "kubeconfig"), "Where --embedded writes its admin kubeconfig.")
 	flag.StringVar(&o.embeddedAssets, "embedded-assets", "", "Directory holding kube-apiserver and etcd for --embedded (default $KUBEBUILDER_ASSETS, else bin/k8s).")
@@ -92,6 +96,8 @@ func run(o options) error {
 			return fmt.Errorf("cannot load a kubeconfig: %w", err)
 		}
 	}
+
+	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 
 	selector, err := labels.Parse(o.machineSelector)
 	if err != nil {

@@ -1,0 +1,294 @@
+// Package fleet starts what the demo and the scale harness run against: kube-apiserver + etcd
+// (internal/embedded), kwok as every Node's kubelet, the machinestatus manager as its own
+// process (bin/manager), and the simulated infrastructure provider (test/infra) in this process.
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/config/crd"
+	"github.com/machinestatus/machinestatus/config/samples/infra"
+	"github.com/machinestatus/machinestatus/internal/embedded"
+	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/infra/controller"
+	"github.com/machinestatus/machinestatus/test/internal/proc"
+	"github.com/machinestatus/machinestatus/test/internal/repo"
+	"github.com/machinestatus/machinestatus/test/kwok"
+)
+
+// managerStopGrace is how long the manager may take to exit after SIGTERM.
+const managerStopGrace = 10 * time.Second
+
+// Options configure Start.
+type Options struct {
+	// StateDir, relative to the repository root unless absolute, receives the kubeconfig and logs.
+	StateDir string
+	// Manager is the manager binary, relative to the repository root unless absolute.
+	Manager string
+	// ManagerArgs are added to the manager's command line (after --kubeconfig).
+	ManagerArgs []string
+	// ProviderConcurrency is how many SimMachines the provider reconciles at once (default 1).
+	ProviderConcurrency int
+	// QPS and Burst of Client and the provider (default: client-go's).
+	QPS   float32
+	Burst int
+	// Out receives one line per component started (nil: discarded).
+	Out io.Writer
+}
+
+// Fleet is everything Start started.
+type Fleet struct {
+	o          Options
+	Root       string
+	StateDir   string
+	Kubeconfig string
+	KubectlBin string
+
+	CP       *embedded.ControlPlane
+	Kwok     *proc.Process
+	Manager  *proc.Process
+	provider *inProcess
+	// Client talks to the API server with the machinestatus, SimMachine and core types.
+	Client client.Client
+	// Scheme has the machinestatus, SimMachine and core types.
+	Scheme *runtime.Scheme
+	log    *os.File
+}
+
+// inProcess is the simulated provider's controller-runtime manager, run in this process.
+type inProcess struct {
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// Start starts the control plane, kwok, the manager and the simulated provider, in that order.
+// On error it stops what it started.
+func Start(ctx context.Context, o Options) (e *Fleet, err error) {
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	e = &Fleet{o: o}
+	defer func() {
+		if err != nil {
+			e.Stop()
+			e = nil
+		}
+	}()
+
+	// Find every binary first, so that a missing one fails before anything starts.
+	if e.Root, err = repo.Root(); err != nil {
+		return e, err
+	}
+	e.StateDir = inRoot(e.Root, o.StateDir)
+	e.Kubeconfig = filepath.Join(e.StateDir, "kubeconfig")
+	if e.KubectlBin, err = repo.Binary(e.Root, "KUBECTL_BIN", "bin/k8s/kubectl"); err != nil {
+		return e, err
+	}
+	kwokBin, err := repo.Binary(e.Root, "KWOK_BIN", "bin/kwok")
+	if err != nil {
+		return e, err
+	}
+	managerBin, err := repo.Binary(e.Root, "MANAGER_BIN", o.Manager)
+	if err != nil {
+		return e, err
+	}
+	stagesDir, err := kwok.StagesDir(e.Root)
+	if err != nil {
+		return e, err
+	}
+	if err := os.MkdirAll(e.StateDir, 0o755); err != nil {
+		return e, fmt.Errorf("cannot create %s: %w", e.StateDir, err)
+	}
+
+	// The in-process provider and client-go log to a file, not over the demo's output.
+	if e.log, err = os.Create(filepath.Join(e.StateDir, "provider.log")); err != nil {
+		return e, fmt.Errorf("cannot create the provider log: %w", err)
+	}
+	logger := zap.New(zap.WriteTo(e.log), zap.UseDevMode(true))
+	ctrl.SetLogger(logger)
+	klog.SetLogger(logger)
+
+	crds, err := loadCRDs()
+	if err != nil {
+		return e, err
+	}
+	assets := os.Getenv(embedded.AssetsEnv)
+	if assets == "" {
+		assets = filepath.Join(e.Root, "bin", "k8s")
+	}
+	t := time.Now()
+	e.CP, err = embedded.Start(embedded.Options{AssetsDir: assets, CRDs: crds, KubeconfigPath: e.Kubeconfig})
+	if err != nil {
+		return e, err
+	}
+	if ctx.Err() != nil {
+		return e, context.Cause(ctx)
+	}
+	fmt.Fprintf(o.Out, "kube-apiserver + etcd from %s at %s (%s); CRDs machines.machinestatus.io, simmachines.infrastructure.machinestatus.io\n",
+		rel(e.Root, assets), e.CP.Config.Host, time.Since(t).Round(100*time.Millisecond))
+	fmt.Fprintf(o.Out, "kubeconfig: %s  (below, `kubectl` means %s --kubeconfig %s)\n",
+		rel(e.Root, e.Kubeconfig), rel(e.Root, e.KubectlBin), rel(e.Root, e.Kubeconfig))
+
+	kopts := kwok.Options{
+		Binary: kwokBin, Kubeconfig: e.Kubeconfig, StagesDir: stagesDir,
+		LogPath: filepath.Join(e.StateDir, "kwok.log"),
+	}
+	if e.Kwok, err = kwok.Start(kopts); err != nil {
+		return e, err
+	}
+	fmt.Fprintf(o.Out, "kwok (pid %d, log %s):\n  %s\n  with stdin = test/kwok/stages/node-not-ready.yaml\n",
+		e.Kwok.Pid(), rel(e.Root, e.Kwok.LogPath), rel(e.Root, strings.Join(kwok.Args(kopts), " ")))
+
+	e.Manager, err = proc.Start(proc.Options{
+		Name:    "manager",
+		Args:    append([]string{managerBin, "--kubeconfig", e.Kubeconfig}, o.ManagerArgs...),
+		LogPath: filepath.Join(e.StateDir, "manager.log"),
+	})
+	if err != nil {
+		return e, err
+	}
+	fmt.Fprintf(o.Out, "manager (pid %d, log %s): %s --kubeconfig %s %s\n",
+		e.Manager.Pid(), rel(e.Root, e.Manager.LogPath), rel(e.Root, managerBin), rel(e.Root, e.Kubeconfig), strings.Join(o.ManagerArgs, " "))
+
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1alpha1.AddToScheme, infrav1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return e, fmt.Errorf("cannot build the scheme: %w", err)
+		}
+	}
+	e.Scheme = scheme
+	cfg := rest.CopyConfig(e.CP.Config)
+	cfg.QPS, cfg.Burst = o.QPS, o.Burst
+	if e.provider, err = startProvider(cfg, scheme, o.ProviderConcurrency); err != nil {
+		return e, err
+	}
+	fmt.Fprintf(o.Out, "simulated infrastructure provider (test/infra/controller): in this process, log %s\n",
+		rel(e.Root, e.log.Name()))
+	if e.Client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		return e, fmt.Errorf("cannot create a client: %w", err)
+	}
+	return e, nil
+}
+
+func loadCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	machines, err := embedded.LoadCRDs(crd.Bases)
+	if err != nil {
+		return nil, err
+	}
+	sims, err := embedded.LoadCRDs(infra.CRDs)
+	if err != nil {
+		return nil, err
+	}
+	return append(machines, sims...), nil
+}
+
+func startProvider(cfg *rest.Config, scheme *runtime.Scheme, concurrency int) (*inProcess, error) {
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{MaxConcurrentReconciles: max(concurrency, 1)},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the simulated provider: %w", err)
+	}
+	if err := (&controller.SimMachineReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &inProcess{cancel: cancel, done: make(chan error, 1)}
+	go func() { p.done <- mgr.Start(ctx) }()
+	return p, nil
+}
+
+// Watch cancels ctx (through cancel) when kwok, the manager or the provider stops on its own.
+func (e *Fleet) Watch(ctx context.Context, cancel context.CancelCauseFunc) {
+	select {
+	case <-ctx.Done():
+	case <-e.Kwok.Done():
+		cancel(e.Kwok.ExitError())
+	case <-e.Manager.Done():
+		cancel(e.Manager.ExitError())
+	case err := <-e.provider.done:
+		e.provider.done <- err // for stop
+		cancel(fmt.Errorf("the simulated provider stopped: %v", err))
+	}
+}
+
+// Stop stops everything that was started, in reverse order, and reports what went wrong.
+func (e *Fleet) Stop() {
+	if e == nil {
+		return
+	}
+	fmt.Fprintln(e.o.Out, "\nStopping the manager, kwok, the simulated provider and the control plane...")
+	e.Manager.Stop(managerStopGrace)
+	e.Kwok.Stop(kwok.StopGrace)
+	if e.provider != nil {
+		e.provider.cancel()
+		select {
+		case err := <-e.provider.done:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				fmt.Fprintf(os.Stderr, "the simulated provider: %v\n", err)
+			}
+		case <-time.After(10 * time.Second):
+			fmt.Fprintln(os.Stderr, "the simulated provider did not stop within 10s")
+		}
+	}
+	if err := e.CP.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "cannot stop the control plane cleanly: %v\n", err)
+	}
+	if e.log != nil {
+		_ = e.log.Close()
+	}
+}
+
+// LogHint names the logs, with the manager's last lines, for failure messages.
+func (e *Fleet) LogHint() string {
+	var b strings.Builder
+	if e.Manager != nil {
+		fmt.Fprintf(&b, "last lines of %s:\n%s\n", rel(e.Root, e.Manager.LogPath), indent(e.Manager.Tail(15), "  "))
+	}
+	fmt.Fprintf(&b, "logs: %s", rel(e.Root, e.StateDir))
+	return b.String()
+}
+
+// inRoot resolves a path given relative to the repository root.
+func inRoot(root, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(root, path)
+}
+
+// Rel shortens the repository root out of s, for display.
+func (e *Fleet) Rel(s string) string { return rel(e.Root, s) }
+
+func rel(root, s string) string {
+	return strings.ReplaceAll(s, root+string(filepath.Separator), "")
+}
+
+func indent(s, prefix string) string {
+	if s == "" {
+		return s
+	}
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
