@@ -70,7 +70,7 @@ verify: generate manifests fmt ## Fail when generated files or formatting are ou
 	@git diff --exit-code -- api config '*.go' || { echo "generated files are stale: run make generate manifests fmt"; exit 1; }
 
 .PHONY: test
-test: tools ## Run every test against a real kube-apiserver + etcd (and kwok, kubectl).
+test: tools build ## Run every test against a real kube-apiserver + etcd (and kwok, kubectl).
 	go vet ./...
 	go test $(GO_TEST_FLAGS) ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
@@ -89,6 +89,11 @@ fuzz: ## Run every fuzz target for FUZZTIME each (default 1m each; make test run
 .PHONY: demo
 demo: tools build ## Walk Machines through every phase on an embedded control plane with kwok.
 	go run ./test/demo
+
+N ?= 1000
+.PHONY: bench-scale
+bench-scale: tools build ## Fleet-scale measurement with N Machines (default 1000); records docs/benchmarks.md.
+	go run ./test/scale/bench-scale -n $(N) -write-docs
 
 .PHONY: build
 build: ## Build the manager binary into bin/manager.

@@ -1,0 +1,100 @@
+// Command bench-scale runs the scale harness (package test/scale) with N Machines, prints the
+// table, checks the goals and, with -write-docs, records the table in docs/benchmarks.md.
+// `make bench-scale N=1000` runs it; it exits non-zero naming any goal not met.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/machinestatus/machinestatus/test/internal/repo"
+	"github.com/machinestatus/machinestatus/test/scale"
+)
+
+func main() {
+	n := flag.Int("n", 1000, "Number of Machines.")
+	steady := flag.Duration("steady", 2*time.Minute, "How long the fleet is held steady while idle writes are counted.")
+	workers := flag.Int("max-concurrent-reconciles", 4, "Passed to the manager.")
+	writeDocs := flag.Bool("write-docs", false, "Record the table in docs/benchmarks.md.")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	res, err := scale.Run(ctx, scale.Options{
+		N: *n, Steady: *steady, StateDir: ".scale", MaxConcurrentReconciles: *workers, Out: os.Stdout,
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench-scale FAILED: %v (logs in .scale/)\n", err)
+		os.Exit(1)
+	}
+	table := res.Table()
+	fmt.Printf("\n%s\n", table)
+	failed := 0
+	for _, g := range res.Goals() {
+		mark := "ok  "
+		if !g.Met {
+			mark, failed = "FAIL", failed+1
+		}
+		fmt.Printf("%s %-36s %s\n", mark, g.Name, g.Figure)
+	}
+	if *writeDocs {
+		cmd := fmt.Sprintf("make bench-scale N=%d", *n)
+		if err := record(*n, cmd, table, time.Since(start)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println("\nrecorded in docs/benchmarks.md")
+	}
+	if failed > 0 {
+		fmt.Fprintf(os.Stderr, "%d goal(s) not met\n", failed)
+		os.Exit(1)
+	}
+}
+
+// record replaces (or appends) the section for N in docs/benchmarks.md.
+func record(n int, cmd, table string, took time.Duration) error {
+	root, err := repo.Root()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(root, "docs", "benchmarks.md")
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	begin, end := fmt.Sprintf("<!-- scale N=%d begin -->", n), fmt.Sprintf("<!-- scale N=%d end -->", n)
+	section := fmt.Sprintf("%s\n### Fleet scale, N = %d\n\n`%s` on %s (%d cores, %s), %s; the whole run took %s.\n\n%s%s",
+		begin, n, cmd, cpuModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"),
+		took.Round(time.Second), table, end)
+	re := regexp.MustCompile(`(?s)` + regexp.QuoteMeta(begin) + `.*?` + regexp.QuoteMeta(end))
+	var out string
+	if re.Match(old) {
+		out = re.ReplaceAllLiteralString(string(old), section)
+	} else {
+		out = strings.TrimRight(string(old), "\n") + "\n\n" + section + "\n"
+	}
+	return os.WriteFile(path, []byte(out), 0o644)
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}

@@ -1,0 +1,43 @@
+package scale
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestScaleWritesN100 runs the scale harness with 100 Machines and checks the count properties
+// (never times, on a shared machine): no status write while the fleet is steady and kwok
+// heartbeats the Nodes, and no more status writes than the distinct statuses the Machines went
+// through.
+func TestScaleWritesN100(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane, kwok and the manager")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Options{N: 100, Steady: 20 * time.Second, StateDir: t.TempDir(), MaxConcurrentReconciles: 4, Out: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", res.Table())
+	if res.IdleWrites != 0 {
+		t.Errorf("%d status writes in %s of steady state, want 0", res.IdleWrites, res.IdleWindow)
+	}
+	if res.StatusWrites > res.DistinctStatuses {
+		t.Errorf("%d status writes for %d distinct statuses: more than one write per real change", res.StatusWrites, res.DistinctStatuses)
+	}
+	if res.DistinctStatuses < 3*res.N {
+		t.Errorf("only %d distinct statuses for %d Machines: the observer missed the lifecycle", res.DistinctStatuses, res.N)
+	}
+	if len(res.FlipLatencies) != 2*res.Flipped {
+		t.Errorf("measured %d flip latencies, want %d", len(res.FlipLatencies), 2*res.Flipped)
+	}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(string(p))
+	return len(p), nil
+}
