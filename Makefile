@@ -75,7 +75,7 @@ test: tools build ## Run every test against a real kube-apiserver + etcd (and kw
 	go test $(GO_TEST_FLAGS) ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
 
-FUZZ_TARGETS := FuzzValidate FuzzSet FuzzPatchApply
+FUZZ_TARGETS := FuzzValidate FuzzSet FuzzPatchApply FuzzFromUnstructured
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (default 1m each; make test runs 5s each).
