@@ -29,6 +29,13 @@
 // ForceOverwrite is set. Server-side apply with list-map semantics (status.conditions is a
 // list-map keyed by type) is the other safe way; the machinestatus controller uses it.
 //
+// # Adapters
+//
+// FromNode, FromUnstructured (metav1 shape, Cluster API v1beta1 shape with severity, and
+// status.v1beta2.conditions) and FromClusterAPIMachine read foreign conditions into a List, a
+// read-only Getter whose conditions all pass Validate. A malformed foreign condition is an
+// *AdapterError naming the object and the field, never a panic.
+//
 // # Time
 //
 // No function reads the wall clock unless the caller leaves the clock option unset; tests pass
