@@ -6,6 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/machinestatus/machinestatus/conditions"
 )
 
 // contractStatus is what a referenced infrastructure or bootstrap object reports, read
@@ -73,21 +75,16 @@ func readContract(obj *unstructured.Unstructured, readyField string) (contractSt
 	return s, nil
 }
 
-// readyConditionMessage returns the message of status.conditions[type=Ready], in metav1 or
-// Cluster API v1beta1 shape, or "" when there is none or it is malformed.
+// readyConditionMessage returns the message of the object's Ready condition when it is not
+// True, read with conditions.FromUnstructured (metav1 shape, Cluster API v1beta1 shape, or
+// status.v1beta2.conditions), or "" when there is none or it is malformed.
 func readyConditionMessage(obj *unstructured.Unstructured) string {
-	list, _, err := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	list, err := conditions.FromUnstructured(obj)
 	if err != nil {
 		return ""
 	}
-	for _, item := range list {
-		c, ok := item.(map[string]any)
-		if !ok || c["type"] != "Ready" || c["status"] == string(metav1.ConditionTrue) {
-			continue
-		}
-		if msg, ok := c["message"].(string); ok {
-			return msg
-		}
+	if c := conditions.Get(list, "Ready"); c != nil && c.Status != metav1.ConditionTrue {
+		return c.Message
 	}
 	return ""
 }

@@ -265,8 +265,14 @@ func TestReadContract(t *testing.T) {
 			contractStatus{FailureReason: "OutOfCapacity", FailureMessage: "no hosts"}, ""},
 		{"deprecated failure fields", map[string]any{"status": map[string]any{"deprecated": map[string]any{"v1beta1": map[string]any{"failureReason": "X"}}}},
 			contractStatus{FailureReason: "X"}, ""},
-		{"Ready condition message", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False", "message": "waiting for IP"}}}},
+		{"Ready condition message", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{
+			"type": "Ready", "status": "False", "reason": "WaitingForIP", "message": "waiting for IP", "lastTransitionTime": "2026-05-01T12:00:00Z"}}}},
 			contractStatus{ReadyMessage: "waiting for IP"}, ""},
+		{"Ready condition in Cluster API v1beta1 shape", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{
+			"type": "Ready", "status": "False", "severity": "Warning", "reason": "WaitingForBootstrapData", "message": "bootstrap not ready", "lastTransitionTime": "2026-05-01T12:00:00Z"}}}},
+			contractStatus{ReadyMessage: "bootstrap not ready"}, ""},
+		{"malformed conditions are ignored for the message", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}},
+			contractStatus{}, ""},
 		{"ready is a string", map[string]any{"status": map[string]any{"ready": "yes"}}, contractStatus{}, "status.ready"},
 		{"provisioned is a number", map[string]any{"status": map[string]any{"initialization": map[string]any{"provisioned": 1}}}, contractStatus{}, "status.initialization.provisioned"},
 		{"providerID is a list", map[string]any{"spec": map[string]any{"providerID": []any{"a"}}}, contractStatus{}, "spec.providerID"},
