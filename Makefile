@@ -127,7 +127,8 @@ undeploy: $(KUBECTL) ## Remove everything `make deploy` created.
 ##@ Tools (each built from the Go module proxy only when missing)
 
 .PHONY: tools
-tools: $(CONTROLLER_GEN) $(KWOK) $(KUBECTL) $(APISERVER) $(ETCD) ## Build every tool into bin/.
+tools: ## Build every tool into bin/ (in parallel; each only when missing).
+	@$(MAKE) --no-print-directory -j2 $(CONTROLLER_GEN) $(KWOK) $(KUBECTL) $(APISERVER) $(ETCD)
 
 $(CONTROLLER_GEN):
 	$(TOOLS_MOD) build -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
