@@ -62,6 +62,7 @@ type MachineReconciler struct {
 
 	controller controller.Controller
 	written    writtenStatuses
+	phases     phaseGauge
 	watchMu    sync.Mutex
 	watched    map[schema.GroupVersionKind]bool
 }
@@ -111,6 +112,7 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err := r.Client.Get(ctx, req.NamespacedName, m); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.written.forget(req.NamespacedName)
+			r.phases.set(req.NamespacedName, "")
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -140,7 +142,9 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 		r.written.record(before, &m.Status)
 		r.recordEvents(before, m)
+		recordTransition(before, m)
 	}
+	r.phases.set(req.NamespacedName, m.Status.Phase)
 	if next.IsZero() {
 		return ctrl.Result{}, nil
 	}
