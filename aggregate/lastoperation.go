@@ -92,14 +92,21 @@ func LastOperation(m *v1alpha1.Machine) *v1alpha1.LastOperation {
 	if m == nil {
 		return nil
 	}
-	op := lastOperation(m)
+	return lastOperationWith(m, terminalSignal(m))
+}
+
+// lastOperationWith is LastOperation for a non-nil m whose terminal signal is known, so that
+// Summarize finds it once for LastOperation and Phase.
+func lastOperationWith(m *v1alpha1.Machine, signal *terminal) *v1alpha1.LastOperation {
+	op := lastOperation(m, signal)
 	op.Description = conditions.TruncateTo(op.Description, maxDescriptionBytes)
 	return op
 }
 
-func lastOperation(m *v1alpha1.Machine) *v1alpha1.LastOperation {
+func lastOperation(m *v1alpha1.Machine, signal *terminal) *v1alpha1.LastOperation {
 	prev := m.Status.LastOperation.DeepCopy()
-	get := func(t string) *metav1.Condition { return conditions.Get(m, t) }
+	// Conditions are read in place (findCondition), never modified.
+	get := func(t string) *metav1.Condition { return findCondition(m.Status.Conditions, t) }
 
 	// Rule 1: deletion.
 	if m.DeletionTimestamp != nil {
@@ -113,7 +120,7 @@ func lastOperation(m *v1alpha1.Machine) *v1alpha1.LastOperation {
 	// Rule 2: creation.
 	if prev == nil || (prev.Type == v1alpha1.MachineOperationCreate && prev.State != v1alpha1.MachineOperationStateSuccessful) {
 		nodeReady := get(v1alpha1.MachineNodeReadyCondition)
-		switch t := terminalSignal(m); {
+		switch t := signal; {
 		case nodeReady != nil && nodeReady.Status == metav1.ConditionTrue:
 			// Created: continue with rules 3 to 6 as if this were the previous value.
 			prev = next(prev, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful, descCreated, nodeReady, m.CreationTimestamp)
@@ -125,7 +132,7 @@ func lastOperation(m *v1alpha1.Machine) *v1alpha1.LastOperation {
 	}
 
 	// Rule 3: terminal signal.
-	if t := terminalSignal(m); t != nil {
+	if t := signal; t != nil {
 		if t.update {
 			return next(prev, v1alpha1.MachineOperationUpdate, v1alpha1.MachineOperationStateFailed, descUpdateFailed+": "+describe(&t.condition), &t.condition, m.CreationTimestamp)
 		}
@@ -168,7 +175,7 @@ func lastOperation(m *v1alpha1.Machine) *v1alpha1.LastOperation {
 				return next(prev, prev.Type, v1alpha1.MachineOperationStateSuccessful, descDrained, draining, m.CreationTimestamp)
 			}
 		case v1alpha1.MachineOperationHealthCheck:
-			if isTrue(nodeReady) && terminalSignal(m) == nil {
+			if isTrue(nodeReady) && signal == nil {
 				return next(prev, prev.Type, v1alpha1.MachineOperationStateSuccessful, descHealthy, later(nodeReady, healthCheck), m.CreationTimestamp)
 			}
 		}
@@ -197,13 +204,14 @@ func next(prev *v1alpha1.LastOperation, t v1alpha1.MachineOperationType, s v1alp
 
 // createStep describes the step a Create in progress waits on.
 func createStep(m *v1alpha1.Machine) string {
-	if m.Spec.Bootstrap != nil && !conditions.IsTrue(m, v1alpha1.MachineBootstrapConfigReadyCondition) {
-		return withDetail(descWaitingForBootstrap, conditions.Get(m, v1alpha1.MachineBootstrapConfigReadyCondition))
+	bootstrap := findCondition(m.Status.Conditions, v1alpha1.MachineBootstrapConfigReadyCondition)
+	if m.Spec.Bootstrap != nil && !isTrue(bootstrap) {
+		return withDetail(descWaitingForBootstrap, bootstrap)
 	}
-	if !conditions.IsTrue(m, v1alpha1.MachineInfrastructureReadyCondition) {
-		return withDetail(descWaitingForInfrastructure, conditions.Get(m, v1alpha1.MachineInfrastructureReadyCondition))
+	if infra := findCondition(m.Status.Conditions, v1alpha1.MachineInfrastructureReadyCondition); !isTrue(infra) {
+		return withDetail(descWaitingForInfrastructure, infra)
 	}
-	return withDetail(descWaitingForNode, conditions.Get(m, v1alpha1.MachineNodeReadyCondition))
+	return withDetail(descWaitingForNode, findCondition(m.Status.Conditions, v1alpha1.MachineNodeReadyCondition))
 }
 
 // withDetail appends ": " and the detail of c to s, or returns s when c is nil.

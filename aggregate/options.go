@@ -43,9 +43,49 @@ func (o *SummaryOptions) ApplyOptions(opts []SummaryOption) *SummaryOptions {
 	return o
 }
 
+// applySummaryOptions is ApplyOptions for NewSummaryCondition and SetSummaryCondition, with the
+// same result, but so that o can live on the caller's stack: it applies this package's options
+// itself (sharing their lists until something is appended to them) and gives an option of
+// another type a heap copy of o with lists of its own.
+func applySummaryOptions(o *SummaryOptions, opts []SummaryOption) {
+	for _, opt := range opts {
+		switch opt := opt.(type) {
+		case nil:
+		case forConditionTypes:
+			o.ConditionTypes = appendShared(o.ConditionTypes, opt)
+		case negativePolarityConditionTypes:
+			o.NegativePolarityConditionTypes = appendShared(o.NegativePolarityConditionTypes, opt)
+		case ignoreTypesIfMissing:
+			o.IgnoreTypesIfMissing = appendShared(o.IgnoreTypesIfMissing, opt)
+		case withSetOptions:
+			o.SetOptions = appendShared(o.SetOptions, opt)
+		default:
+			own := &SummaryOptions{
+				ConditionTypes:                 slices.Clone(o.ConditionTypes),
+				NegativePolarityConditionTypes: slices.Clone(o.NegativePolarityConditionTypes),
+				IgnoreTypesIfMissing:           slices.Clone(o.IgnoreTypesIfMissing),
+				SetOptions:                     slices.Clone(o.SetOptions),
+			}
+			opt.ApplyToSummary(own)
+			*o = *own
+		}
+	}
+}
+
+// appendShared is append(list, more...), except that an empty list becomes more itself, capped
+// so that a later append copies it instead of writing into more's array.
+func appendShared[T any](list, more []T) []T {
+	if len(list) == 0 {
+		return more[:len(more):len(more)]
+	}
+	return append(list, more...)
+}
+
 // ForConditionTypes puts the given condition types in the summary's scope. It is required.
+// The option keeps the given slice (it does not copy it): do not modify it while the option
+// is in use.
 func ForConditionTypes(types ...string) SummaryOption {
-	return forConditionTypes(slices.Clone(types))
+	return forConditionTypes(types)
 }
 
 type forConditionTypes []string
@@ -55,9 +95,10 @@ func (t forConditionTypes) ApplyToSummary(o *SummaryOptions) {
 }
 
 // NegativePolarityConditionTypes marks the given types as negative polarity: True is an
-// issue, False is fine (e.g. Deleting).
+// issue, False is fine (e.g. Deleting). The option keeps the given slice: do not modify it
+// while the option is in use.
 func NegativePolarityConditionTypes(types ...string) SummaryOption {
-	return negativePolarityConditionTypes(slices.Clone(types))
+	return negativePolarityConditionTypes(types)
 }
 
 type negativePolarityConditionTypes []string
@@ -67,9 +108,10 @@ func (t negativePolarityConditionTypes) ApplyToSummary(o *SummaryOptions) {
 }
 
 // IgnoreTypesIfMissing makes the summary skip the given types when the object does not have
-// them, instead of counting them as Unknown/NotYetReported.
+// them, instead of counting them as Unknown/NotYetReported. The option keeps the given slice:
+// do not modify it while the option is in use.
 func IgnoreTypesIfMissing(types ...string) SummaryOption {
-	return ignoreTypesIfMissing(slices.Clone(types))
+	return ignoreTypesIfMissing(types)
 }
 
 type ignoreTypesIfMissing []string
@@ -82,11 +124,104 @@ func (t ignoreTypesIfMissing) ApplyToSummary(o *SummaryOptions) {
 // the summary, e.g. WithSetOptions(conditions.WithClock{Clock: c}) for a fixed clock.
 // NewSummaryCondition ignores it.
 func WithSetOptions(opts ...conditions.SetOption) SummaryOption {
-	return withSetOptions(slices.Clone(opts))
+	return withSetOptions(opts)
 }
 
 type withSetOptions []conditions.SetOption
 
 func (s withSetOptions) ApplyToSummary(o *SummaryOptions) {
 	o.SetOptions = append(o.SetOptions, s...)
+}
+
+// AggregateOption configures NewAggregateCondition.
+type AggregateOption interface {
+	// ApplyToAggregate applies this option to the given aggregate options.
+	ApplyToAggregate(*AggregateOptions)
+}
+
+// AggregateOptions are the options of an aggregate. The zero value gives the aggregate the
+// type aggregated, takes polarity from the conditions polarity registry, calls the objects
+// "objects" and names each by its GetName method.
+type AggregateOptions struct {
+	// TargetConditionType is the type of the aggregate; empty means the type aggregated.
+	TargetConditionType string
+
+	// NegativePolarity makes True the bad state of the type aggregated, as it is already for
+	// the types registered with conditions.RegisterNegativePolarity.
+	NegativePolarity bool
+
+	// Kind and KindPlural name the objects in the message, e.g. "Machine" and "Machines";
+	// empty means "object" and "objects".
+	Kind, KindPlural string
+
+	// ObjectName names an object in the message; ok is false when it cannot name obj. Nil
+	// means obj's GetName method.
+	ObjectName func(obj any) (name string, ok bool)
+}
+
+// ApplyOptions applies the given options in order and returns the result.
+func (o *AggregateOptions) ApplyOptions(opts []AggregateOption) *AggregateOptions {
+	for _, opt := range opts {
+		if opt != nil {
+			opt.ApplyToAggregate(o)
+		}
+	}
+	return o
+}
+
+// TargetConditionType gives the aggregate its own type, e.g. MachinesReady for the Ready
+// conditions of a pool's Machines. By default it has the type aggregated.
+func TargetConditionType(conditionType string) AggregateOption {
+	return targetConditionType(conditionType)
+}
+
+type targetConditionType string
+
+func (t targetConditionType) ApplyToAggregate(o *AggregateOptions) {
+	o.TargetConditionType = string(t)
+}
+
+// NegativePolarity makes True the bad state of the type aggregated. Types registered with
+// conditions.RegisterNegativePolarity (e.g. Deleting) do not need it.
+func NegativePolarity() AggregateOption { return negativePolarity{} }
+
+type negativePolarity struct{}
+
+func (negativePolarity) ApplyToAggregate(o *AggregateOptions) { o.NegativePolarity = true }
+
+// ObjectKind names the objects in the message, e.g. ObjectKind("Machine", "Machines") for
+// "Ready is not True on 3 of 10 Machines".
+func ObjectKind(singular, plural string) AggregateOption {
+	return objectKind{singular, plural}
+}
+
+type objectKind struct{ singular, plural string }
+
+func (k objectKind) ApplyToAggregate(o *AggregateOptions) {
+	o.Kind, o.KindPlural = k.singular, k.plural
+}
+
+// WithObjectName names each object in the message by name(obj) instead of obj.GetName(), e.g.
+// to add the namespace. T is the element type of the list aggregated, or an interface it
+// implements; an object of another type makes NewAggregateCondition return an
+// *AggregateConfigError. A nil name is ignored.
+func WithObjectName[T any](name func(T) string) AggregateOption {
+	if name == nil {
+		return objectName(nil)
+	}
+	return objectName(func(obj any) (string, bool) {
+		t, ok := obj.(T)
+		if !ok {
+			return "", false
+		}
+		return name(t), true
+	})
+}
+
+type objectName func(obj any) (string, bool)
+
+func (f objectName) ApplyToAggregate(o *AggregateOptions) {
+	if f != nil {
+		o.ObjectName = f
+	}
 }

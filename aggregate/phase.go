@@ -1,8 +1,6 @@
 package aggregate
 
 import (
-	"slices"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -32,30 +30,36 @@ import (
 // Nothing is sticky: Failed lasts exactly as long as its signal. Deleting and Deleted never
 // appear without a deletionTimestamp.
 func Phase(m *v1alpha1.Machine) v1alpha1.MachinePhase {
-	switch {
-	case m == nil:
+	if m == nil {
 		return v1alpha1.MachinePhasePending
+	}
+	return phaseWith(m, terminalSignal(m))
+}
+
+// phaseWith is Phase for a non-nil m whose terminal signal is known.
+func phaseWith(m *v1alpha1.Machine, signal *terminal) v1alpha1.MachinePhase {
+	switch {
 	case m.DeletionTimestamp != nil &&
-		conditions.GetReason(m, v1alpha1.MachineDeletingCondition) == v1alpha1.MachineDeletingDeletionCompletedReason:
+		conditionHasReason(findCondition(m.Status.Conditions, v1alpha1.MachineDeletingCondition), v1alpha1.MachineDeletingDeletionCompletedReason):
 		return v1alpha1.MachinePhaseDeleted
 	case m.DeletionTimestamp != nil:
 		return v1alpha1.MachinePhaseDeleting
-	case terminalSignal(m) != nil:
+	case signal != nil:
 		return v1alpha1.MachinePhaseFailed
-	case conditions.IsTrue(m, v1alpha1.MachineStandbyCondition):
+	case conditionIsTrue(m, v1alpha1.MachineStandbyCondition):
 		return v1alpha1.MachinePhaseStandby
-	case conditions.IsTrue(m, v1alpha1.MachineDrainingCondition):
+	case conditionIsTrue(m, v1alpha1.MachineDrainingCondition):
 		return v1alpha1.MachinePhaseDraining
-	case conditions.IsTrue(m, v1alpha1.MachineUpdatingCondition):
+	case conditionIsTrue(m, v1alpha1.MachineUpdatingCondition):
 		return v1alpha1.MachinePhaseUpdating
-	case conditions.IsTrue(m, v1alpha1.MachineNodeReadyCondition):
+	case conditionIsTrue(m, v1alpha1.MachineNodeReadyCondition):
 		return v1alpha1.MachinePhaseRunning
-	case creationFinished(LastOperation(m)):
+	case creationFinished(lastOperationWith(m, signal)):
 		return v1alpha1.MachinePhaseUnknown
-	case conditions.IsTrue(m, v1alpha1.MachineInfrastructureReadyCondition):
+	case conditionIsTrue(m, v1alpha1.MachineInfrastructureReadyCondition):
 		return v1alpha1.MachinePhaseProvisioned
-	case conditions.IsTrue(m, v1alpha1.MachineBootstrapConfigReadyCondition),
-		conditions.IsFalse(m, v1alpha1.MachineInfrastructureReadyCondition):
+	case conditionIsTrue(m, v1alpha1.MachineBootstrapConfigReadyCondition),
+		conditionIsFalse(m, v1alpha1.MachineInfrastructureReadyCondition):
 		return v1alpha1.MachinePhaseProvisioning
 	}
 	return v1alpha1.MachinePhasePending
@@ -84,7 +88,7 @@ func terminalSignal(m *v1alpha1.Machine) *terminal {
 		switch {
 		case c.Reason == v1alpha1.MachineUpdateFailedReason:
 			update = first(update, c)
-		case slices.Contains(v1alpha1.TerminalReasons, c.Reason):
+		case isTerminalReason(c.Reason):
 			other = first(other, c)
 		}
 	}
@@ -94,7 +98,7 @@ func terminalSignal(m *v1alpha1.Machine) *terminal {
 	case other != nil:
 		return &terminal{condition: *other}
 	}
-	if c := conditions.Get(m, v1alpha1.MachineHealthCheckSucceededCondition); c != nil && c.Status == metav1.ConditionFalse {
+	if c := findCondition(m.Status.Conditions, v1alpha1.MachineHealthCheckSucceededCondition); c != nil && c.Status == metav1.ConditionFalse {
 		return &terminal{condition: *c}
 	}
 	return nil
@@ -106,4 +110,31 @@ func first(a, b *metav1.Condition) *metav1.Condition {
 		return b
 	}
 	return a
+}
+
+// conditionIsTrue and conditionIsFalse are conditions.IsTrue and conditions.IsFalse for a
+// non-nil Machine, without copying the condition.
+func conditionIsTrue(m *v1alpha1.Machine, t string) bool {
+	return isTrue(findCondition(m.Status.Conditions, t))
+}
+
+func conditionIsFalse(m *v1alpha1.Machine, t string) bool {
+	c := findCondition(m.Status.Conditions, t)
+	return c != nil && c.Status == metav1.ConditionFalse
+}
+
+// conditionHasReason reports whether c is present with the given reason.
+func conditionHasReason(c *metav1.Condition, reason string) bool {
+	return c != nil && c.Reason == reason
+}
+
+// isTerminalReason is slices.Contains(v1alpha1.TerminalReasons, reason), written out so that
+// the comparisons inline (it runs for every condition, twice per Summarize).
+func isTerminalReason(reason string) bool {
+	for _, r := range v1alpha1.TerminalReasons {
+		if r == reason {
+			return true
+		}
+	}
+	return false
 }

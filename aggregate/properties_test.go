@@ -1,11 +1,18 @@
 package aggregate_test
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -14,100 +21,720 @@ import (
 	"github.com/machinestatus/machinestatus/conditions"
 )
 
-// machines enumerates Machines over the conditions that drive phase and lastOperation, every
-// previous lastOperation (a few of them with deletion) and with or without deletion, and calls f
-// on each.
-func machines(f func(name string, m *v1alpha1.Machine)) {
-	none := metav1.Condition{}
-	choices := [][]metav1.Condition{
-		{none, cond(nodeReady, T, v1alpha1.MachineNodeReadyReason, 10), cond(nodeReady, F, v1alpha1.MachineNodeNotReadyReason, 11), cond(nodeReady, U, v1alpha1.MachineNodeDoesNotExistReason, 1)},
-		{none, cond(infraReady, T, v1alpha1.MachineInfrastructureProvisionedReason, 5), cond(infraReady, F, v1alpha1.MachineInfrastructureNotProvisionedReason, 2), cond(infraReady, F, v1alpha1.MachineInfrastructureFailedReason, 3, "boom")},
-		{none, cond(updating, T, v1alpha1.MachineUpdatingKubeletVersionReason, 20), cond(updating, F, v1alpha1.MachineNotUpdatingReason, 21), cond(updating, F, v1alpha1.MachineUpdateFailedReason, 22)},
-		{none, cond(draining, T, v1alpha1.MachineNodeCordonedReason, 30), cond(draining, F, v1alpha1.MachineNotDrainingReason, 31)},
-		{none, cond(hcSucceeded, T, v1alpha1.MachineHealthCheckSucceededReason, 40), cond(hcSucceeded, F, v1alpha1.MachineHealthCheckUnhealthyNodeReason, 41)},
-		{none, cond(standby, T, v1alpha1.MachineStandbyRequestedReason, 1)},
+// The spaces the properties are checked on (see statespace_test.go).
+var (
+	// aliveSpace: Machines without a deletionTimestamp. Phase and LastOperation read every
+	// catalog condition but NodeHealthy, spec.bootstrap and the previous operation: all crossed
+	// fully. NodeHealthy, a stale Deleting, the previous Ready and the gate are read only by
+	// Ready; they are hashed, and a sibling point that differs in them must give the same phase
+	// and operation.
+	aliveSpace = space{name: "alive",
+		full: []int{dBootstrap, dDraining, dHealthCheck, dInfra, dNodeReady, dStandby, dUpdating, dBootstrapSpec, dPrevOp},
+		only: map[int][]int{dDeletion: aliveDeletions}}
+
+	// deletedSpace: Machines with a deletionTimestamp, for every Deleting reason and every
+	// previous operation, crossed with every terminal and progress signal (so that Deleting
+	// beats Failed is shown for each); the rest is hashed and checked by the sibling.
+	deletedSpace = space{name: "deleted",
+		full: []int{dDeletion, dPrevOp, dBootstrapSpec, dHealthCheck, dInfra, dNodeReady, dUpdating},
+		only: map[int][]int{dDeletion: deletedDeletions}}
+
+	// summarizeSpace: everything Ready reads, crossed fully (every in-scope condition, the
+	// deletionTimestamp with every Deleting reason, spec.bootstrap); the operation and phase
+	// inputs are hashed. Summarize = Ready, then LastOperation, then Phase of the Machine
+	// carrying it, so its idempotency over the whole space follows from Ready's here and from
+	// the fixed point of LastOperation and Phase checked on the two spaces above.
+	summarizeSpace = space{name: "summarize",
+		full: []int{dBootstrap, dHealthCheck, dInfra, dNodeHealthy, dNodeReady, dDeletion, dBootstrapSpec}}
+)
+
+// TestPhaseAndLastOperationStateSpace checks Phase and LastOperation on every point of the
+// alive and deleted spaces: the phase is the first matching row of the phase table; Deleting
+// and Deleted need a deletionTimestamp; without one, Failed is exactly a terminal signal; the
+// operation follows the rules and is a fixed point; lastUpdated moves only with (type, state)
+// and comes from the input that decided it; and the result does not depend on the order of
+// the conditions or on inputs the functions do not read. At the end every phase and every
+// (type, state) must have been reached.
+func TestPhaseAndLastOperationStateSpace(t *testing.T) {
+	cov := newCoverage()
+	t.Run("spaces", func(t *testing.T) {
+		aliveSpace.run(t, cov, checkPhaseAndLastOperation(aliveSpace))
+		deletedSpace.run(t, cov, checkPhaseAndLastOperation(deletedSpace))
+	})
+	if t.Failed() {
+		return
 	}
-	prevs := []*v1alpha1.LastOperation{nil}
-	for _, t := range v1alpha1.MachineOperationTypes {
-		for _, s := range v1alpha1.MachineOperationStates {
-			prevs = append(prevs, op(t, s, "previous", 9))
+	t.Logf("%d points; phases %v", cov.cases, cov.phases)
+	checkPhaseCoverage(t, cov)
+
+	// Two pairs are never derived: no terminal signal belongs to a drain or to a deletion.
+	// Delete/Failed occurs only as a previous value kept unchanged (rule 6); DrainNode/Failed
+	// not even that, because rule 5 clears a DrainNode that is not Successful.
+	neverDerived := map[opKey]bool{{drainNode, failed}: true, {deleteOp, failed}: true}
+	for _, k := range allOpKeys() {
+		switch {
+		case neverDerived[k] && cov.derived[k] > 0:
+			t.Errorf("lastOperation %s derived %d times; update neverDerived", k, cov.derived[k])
+		case !neverDerived[k] && cov.derived[k] == 0:
+			t.Errorf("lastOperation %s never derived", k)
 		}
 	}
-	deletions := []func(*v1alpha1.Machine){
-		func(*v1alpha1.Machine) {},
-		deleted(50),
-		func(m *v1alpha1.Machine) {
-			deleted(50)(m)
-			m.Status.Conditions = append(m.Status.Conditions, cond(deleting, T, v1alpha1.MachineDeletingDeletionCompletedReason, 51))
-		},
+	if cov.kept[opKey{deleteOp, failed}] == 0 {
+		t.Errorf("lastOperation %s never kept", opKey{deleteOp, failed})
 	}
-	idx := make([]int, len(choices))
-	for {
-		var list []metav1.Condition
-		for i, j := range idx {
-			if c := choices[i][j]; c.Type != "" {
-				list = append(list, c)
-			}
-		}
-		for pi, prev := range prevs {
-			for di, del := range deletions {
-				if di > 0 && prev != nil && (prev.Type != deleteOp || prev.State == failed) && prev.Type != create {
-					continue // rule 1 ignores the previous value, except for its lastUpdated
-				}
-				m := machine(append([]metav1.Condition(nil), list...), withBootstrap, del)
-				m.Status.LastOperation = prev.DeepCopy()
-				f(fmt.Sprintf("conds=%v prev=%d deletion=%d", idx, pi, di), m)
-			}
-		}
-		// Next combination.
-		i := 0
-		for ; i < len(idx); i++ {
-			idx[i]++
-			if idx[i] < len(choices[i]) {
-				break
-			}
-			idx[i] = 0
-		}
-		if i == len(idx) {
-			return
+	if n := cov.kept[opKey{drainNode, failed}]; n > 0 {
+		t.Errorf("lastOperation %s kept %d times, want never", opKey{drainNode, failed}, n)
+	}
+	t.Logf("lastOperation derived %v; kept %v", cov.derived, cov.kept)
+}
+
+func checkPhaseCoverage(t *testing.T, cov *coverage) {
+	t.Helper()
+	for _, p := range v1alpha1.MachinePhases {
+		if cov.phases[p] == 0 {
+			t.Errorf("phase %s never reached", p)
 		}
 	}
 }
 
-// TestProperties checks, over every enumerated Machine: LastOperation is a fixed point,
-// Summarize is idempotent, Deleting/Deleted need a deletionTimestamp, and Failed (without
-// deletion) is exactly the presence of a terminal signal.
-func TestProperties(t *testing.T) {
-	clock := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(100).Time)}
-	later := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(200).Time)}
-	count := 0
-	machines(func(name string, m *v1alpha1.Machine) {
-		count++
-		got := aggregate.LastOperation(m)
-		again := m.DeepCopy()
-		again.Status.LastOperation = got.DeepCopy()
-		if second := aggregate.LastOperation(again); !equality.Semantic.DeepEqual(got, second) {
-			t.Errorf("%s: LastOperation is not a fixed point (-first +second):\n%s", name, cmp.Diff(got, second))
+func checkPhaseAndLastOperation(s space) func() checkFunc {
+	points := s.points()
+	return func() checkFunc {
+		var build [2]builder
+		return func(t *testing.T, i int, p point, cov *coverage) bool {
+			return checkPoint(t, p, points(i, 1), &build, cov)
 		}
-
-		phase := aggregate.Phase(m)
-		if m.DeletionTimestamp == nil && (phase == v1alpha1.MachinePhaseDeleting || phase == v1alpha1.MachinePhaseDeleted) {
-			t.Errorf("%s: phase %s without a deletionTimestamp", name, phase)
-		}
-		terminal := conditions.IsFalse(m, hcSucceeded) ||
-			conditions.GetReason(m, infraReady) == v1alpha1.MachineInfrastructureFailedReason ||
-			conditions.GetReason(m, updating) == v1alpha1.MachineUpdateFailedReason
-		if m.DeletionTimestamp == nil && terminal != (phase == v1alpha1.MachinePhaseFailed) {
-			t.Errorf("%s: phase %s, terminal signal %v", name, phase, terminal)
-		}
-
-		aggregate.Summarize(m, clock)
-		first := m.DeepCopy()
-		if aggregate.Summarize(m, later) {
-			t.Errorf("%s: second Summarize() = true, diff (-first +second):\n%s", name, cmp.Diff(first, m))
-		}
-	})
-	if count < 10000 {
-		t.Errorf("enumerated only %d Machines", count)
 	}
+}
+
+// checkPoint checks Phase and LastOperation on p, and that sibling (p with other values of the
+// dimensions hashed) gives the same.
+func checkPoint(t *testing.T, p, sp point, build *[2]builder, cov *coverage) bool {
+	var problems []string
+	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+	m := build[0].build(p, false)
+	prev := m.Status.LastOperation.DeepCopy()
+	got := aggregate.LastOperation(m)
+	phase := aggregate.Phase(m)
+
+	// The Machine carrying the result is what Summarize computes the phase from and what
+	// the next reconcile sees: nothing may move. (Phase reads the lastOperation only
+	// through LastOperation, so the fixed point keeps the phase too.)
+	carried := *m
+	carried.Status.LastOperation = got.DeepCopy()
+	if again := aggregate.LastOperation(&carried); !sameOp(got, again) {
+		fail("LastOperation is not a fixed point (-first +second):\n%s", cmp.Diff(got, again, strictTime))
+	}
+
+	// A fresh Machine, its conditions in the opposite order and differing only in inputs
+	// the functions do not read (see the space), gives the same result.
+	sibling := build[1].build(sp, true)
+	if again := aggregate.LastOperation(sibling); !sameOp(got, again) {
+		fail("LastOperation differs on the sibling %s (-here +sibling):\n%s", sp, cmp.Diff(got, again, strictTime))
+	}
+	if again := aggregate.Phase(sibling); again != phase {
+		fail("Phase differs on the sibling %s: %s, then %s", sp, phase, again)
+	}
+
+	checkPhase(m, got, phase, fail)
+	checkLastOperation(m, prev, got, fail)
+
+	cov.phases[phase]++
+	cov.addOp(prev, got)
+	if len(problems) > 0 {
+		t.Errorf("%s: phase %s, lastOperation %+v:\n  %s", p, phase, got, strings.Join(problems, "\n  "))
+		return false
+	}
+	return true
+}
+
+// checkPhase checks phase against the phase table (first matching row wins), written here
+// again from DESIGN.md.
+func checkPhase(m *v1alpha1.Machine, got *v1alpha1.LastOperation, phase v1alpha1.MachinePhase, fail func(string, ...any)) {
+	if !slices.Contains(v1alpha1.MachinePhases, phase) {
+		fail("phase %q is not a valid phase", phase)
+	}
+	ts := m.DeletionTimestamp != nil
+	terminal := terminalWinner(m) != nil
+	var want v1alpha1.MachinePhase
+	switch {
+	case ts && reasonOf(m, deleting) == v1alpha1.MachineDeletingDeletionCompletedReason:
+		want = v1alpha1.MachinePhaseDeleted
+	case ts:
+		want = v1alpha1.MachinePhaseDeleting
+	case terminal:
+		want = v1alpha1.MachinePhaseFailed
+	case statusOf(m, standby) == T:
+		want = v1alpha1.MachinePhaseStandby
+	case statusOf(m, draining) == T:
+		want = v1alpha1.MachinePhaseDraining
+	case statusOf(m, updating) == T:
+		want = v1alpha1.MachinePhaseUpdating
+	case statusOf(m, nodeReady) == T:
+		want = v1alpha1.MachinePhaseRunning
+	case got != nil && (got.Type != create || got.State == successful):
+		want = v1alpha1.MachinePhaseUnknown
+	case statusOf(m, infraReady) == T:
+		want = v1alpha1.MachinePhaseProvisioned
+	case statusOf(m, bootstrapReady) == T || statusOf(m, infraReady) == F:
+		want = v1alpha1.MachinePhaseProvisioning
+	default:
+		want = v1alpha1.MachinePhasePending
+	}
+	if phase != want {
+		fail("phase %s, want %s", phase, want)
+	}
+	if (phase == v1alpha1.MachinePhaseDeleting || phase == v1alpha1.MachinePhaseDeleted) != ts {
+		fail("phase %s with deletionTimestamp %v", phase, m.DeletionTimestamp)
+	}
+	if !ts && (phase == v1alpha1.MachinePhaseFailed) != terminal {
+		fail("phase %s, terminal signal present: %v", phase, terminal)
+	}
+}
+
+// checkLastOperation checks the operation against the lastOperation rules and its lastUpdated
+// against the input that decided it.
+func checkLastOperation(m *v1alpha1.Machine, prev, got *v1alpha1.LastOperation, fail func(string, ...any)) {
+	if got == nil {
+		fail("LastOperation() = nil")
+		return
+	}
+	if !slices.Contains(v1alpha1.MachineOperationTypes, got.Type) || !slices.Contains(v1alpha1.MachineOperationStates, got.State) {
+		fail("invalid type or state %s/%s", got.Type, got.State)
+	}
+	if n := len(got.Description); n == 0 || n > 1024 || !utf8.ValidString(got.Description) {
+		fail("description of %d bytes (valid UTF-8: %v)", n, utf8.ValidString(got.Description))
+	}
+
+	ts := m.DeletionTimestamp != nil
+	w := terminalWinner(m)
+	nodeReadyTrue := statusOf(m, nodeReady) == T
+	creating := prev == nil || (prev.Type == create && prev.State != successful)
+	kept := prev != nil && prev.Type == got.Type && prev.State == got.State
+	switch {
+	case ts:
+		want := processing
+		if reasonOf(m, deleting) == v1alpha1.MachineDeletingDeletionCompletedReason {
+			want = successful
+		}
+		if got.Type != deleteOp || got.State != want {
+			fail("with a deletionTimestamp: %s/%s, want Delete/%s", got.Type, got.State, want)
+		}
+	case got.Type == deleteOp && !kept:
+		fail("Delete derived without a deletionTimestamp")
+	case w != nil:
+		want := healthCheck
+		switch {
+		case creating && !nodeReadyTrue:
+			want = create
+		case w.Reason == v1alpha1.MachineUpdateFailedReason:
+			want = update
+		}
+		if got.Type != want || got.State != failed {
+			fail("terminal signal %s=%s/%s: %s/%s, want %s/Failed", w.Type, w.Status, w.Reason, got.Type, got.State, want)
+		}
+	case got.State == failed && !(kept && got.Type == deleteOp):
+		fail("Failed without a terminal signal")
+	}
+
+	// Without a deletionTimestamp, Processing means the operation is happening now.
+	if !ts && got.State == processing {
+		upd, drn := statusOf(m, updating) == T, statusOf(m, draining) == T
+		ok := true
+		switch got.Type {
+		case create:
+			ok = creating && !nodeReadyTrue && w == nil
+		case update:
+			ok = upd && w == nil
+		case drainNode:
+			ok = drn && !upd && w == nil
+		case healthCheck:
+			ok = !nodeReadyTrue && !upd && !drn && w == nil
+		}
+		if !ok {
+			fail("%s Processing, but the conditions say otherwise", got.Type)
+		}
+	}
+	if !ts && !kept && got.State == successful {
+		ok := true
+		switch got.Type {
+		case create, healthCheck:
+			ok = nodeReadyTrue
+		case update:
+			ok = statusOf(m, updating) != T
+		case drainNode:
+			ok = statusOf(m, draining) != T
+		}
+		if !ok {
+			fail("%s Successful, but its condition has not cleared", got.Type)
+		}
+	}
+
+	// lastUpdated: kept while (type, state) stays, else from the deciding input; always an
+	// input time.
+	if !isInputTime(m, got.LastUpdated) {
+		fail("lastUpdated %s is not an input time", got.LastUpdated.Format(time.RFC3339))
+	}
+	var want metav1.Time
+	ltt := func(t string) metav1.Time {
+		if c := find(m, t); c != nil {
+			return c.LastTransitionTime
+		}
+		return created
+	}
+	switch {
+	case kept:
+		want = prev.LastUpdated
+	case got.Type == deleteOp:
+		want = *m.DeletionTimestamp
+		if c := find(m, deleting); c != nil {
+			want = c.LastTransitionTime
+		}
+	case got.State == failed:
+		want = w.LastTransitionTime
+	case got.Type == create && got.State == processing:
+		want = created
+	case got.Type == create:
+		want = ltt(nodeReady)
+	case got.Type == update:
+		want = ltt(updating)
+	case got.Type == drainNode:
+		want = ltt(draining)
+	case got.State == processing: // HealthCheck
+		want = ltt(nodeReady)
+	default: // HealthCheck Successful: the later of NodeReady and HealthCheckSucceeded
+		want = ltt(nodeReady)
+		if c := find(m, hcSucceeded); c != nil && c.LastTransitionTime.After(want.Time) {
+			want = c.LastTransitionTime
+		}
+	}
+	if !reflect.DeepEqual(got.LastUpdated, want) {
+		fail("lastUpdated %s, want %s", got.LastUpdated.Format(time.RFC3339), want.Format(time.RFC3339))
+	}
+}
+
+// terminalWinner returns the terminal signal on m that the rules report, or nil: a condition
+// with reason UpdateFailed, then any other terminal reason, then a False HealthCheckSucceeded,
+// ties in catalog order. m's conditions must be in catalog order.
+func terminalWinner(m *v1alpha1.Machine) *metav1.Condition {
+	var upd, other, hc *metav1.Condition
+	for i := range m.Status.Conditions {
+		c := &m.Status.Conditions[i]
+		switch {
+		case c.Reason == v1alpha1.MachineUpdateFailedReason:
+			upd = cmpOr(upd, c)
+		case slices.Contains(v1alpha1.TerminalReasons, c.Reason):
+			other = cmpOr(other, c)
+		case c.Type == hcSucceeded && c.Status == F:
+			hc = c
+		}
+	}
+	return cmpOr(upd, other, hc)
+}
+
+func cmpOr(cs ...*metav1.Condition) *metav1.Condition {
+	for _, c := range cs {
+		if c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// find, statusOf and reasonOf read m's conditions directly, not through package conditions.
+func find(m *v1alpha1.Machine, t string) *metav1.Condition {
+	for i := range m.Status.Conditions {
+		if m.Status.Conditions[i].Type == t {
+			return &m.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func statusOf(m *v1alpha1.Machine, t string) metav1.ConditionStatus {
+	if c := find(m, t); c != nil {
+		return c.Status
+	}
+	return ""
+}
+
+func reasonOf(m *v1alpha1.Machine, t string) string {
+	if c := find(m, t); c != nil {
+		return c.Reason
+	}
+	return ""
+}
+
+// isInputTime reports whether t is one of the times a lastUpdated may come from, location
+// included: a condition's lastTransitionTime, creationTimestamp, deletionTimestamp or the
+// previous lastUpdated.
+func isInputTime(m *v1alpha1.Machine, t metav1.Time) bool {
+	same := func(u metav1.Time) bool { return t.Time.Equal(u.Time) && t.Location() == u.Location() }
+	for _, c := range m.Status.Conditions {
+		if same(c.LastTransitionTime) {
+			return true
+		}
+	}
+	return same(m.CreationTimestamp) ||
+		(m.DeletionTimestamp != nil && same(*m.DeletionTimestamp)) ||
+		(m.Status.LastOperation != nil && same(m.Status.LastOperation.LastUpdated))
+}
+
+// sameOp reports whether a and b are equal, times by instant and location (like
+// reflect.DeepEqual, faster).
+func sameOp(a, b *v1alpha1.LastOperation) bool {
+	return a == b || (a != nil && b != nil && *a == *b)
+}
+
+// strictTime compares times by instant and location, unlike metav1.Time's Equal method.
+var strictTime = cmp.Comparer(func(a, b metav1.Time) bool {
+	return a.Time.Equal(b.Time) && a.Location() == b.Location()
+})
+
+// TestSummarizeStateSpace runs Summarize on every point of the summarize space with a clock
+// far in the future and checks: Ready is the summary the catalog defines (severity
+// False > Unknown > True, missing in-scope conditions Unknown and named, fixed reasons, the
+// message format); a missing in-scope condition never leaves Ready True; changed is true
+// exactly when the status changed; the result equals LastOperation and Phase; lastUpdated
+// comes from an input, never the clock; a second Summarize with a later clock returns false
+// and changes nothing; a fresh copy with its conditions in the opposite order gives the same
+// status; and the status survives a JSON round trip, compared strictly.
+func TestSummarizeStateSpace(t *testing.T) {
+	cov := newCoverage()
+	t.Run("spaces", func(t *testing.T) {
+		summarizeSpace.run(t, cov, func() checkFunc { return checkSummarize })
+	})
+	if t.Failed() {
+		return
+	}
+	t.Logf("%d points; Ready reasons %v", cov.cases, cov.readyReasons)
+	checkPhaseCoverage(t, cov)
+	for _, r := range []string{
+		aggregate.NoIssuesReportedReason, aggregate.IssueReportedReason, aggregate.MultipleIssuesReportedReason,
+		aggregate.UnknownReportedReason, aggregate.NotYetReportedReason, aggregate.MultipleUnknownReportedReason,
+	} {
+		if cov.readyReasons[r] == 0 {
+			t.Errorf("Ready reason %s never reached", r)
+		}
+	}
+}
+
+var summaryReasons = []string{
+	aggregate.NoIssuesReportedReason, aggregate.IssueReportedReason, aggregate.MultipleIssuesReportedReason,
+	aggregate.UnknownReportedReason, aggregate.NotYetReportedReason, aggregate.MultipleUnknownReportedReason,
+	aggregate.NoConditionsReportedReason,
+}
+
+func checkSummarize(t *testing.T, _ int, p point, cov *coverage) bool {
+	var problems []string
+	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	clock := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(farFuture)}
+	later := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(farFuture.Add(24 * time.Hour))}
+
+	m := p.machine(false)
+	before := m.DeepCopy()
+	changed := aggregate.Summarize(m, clock)
+
+	fresh := p.machine(true)
+	aggregate.Summarize(fresh, clock)
+	if !reflect.DeepEqual(m.Status, fresh.Status) {
+		fail("a fresh copy gives another status (-first +fresh):\n%s", cmp.Diff(m.Status, fresh.Status, strictTime))
+	}
+	if changed == reflect.DeepEqual(before.Status, m.Status) {
+		fail("Summarize() = %v, but the status changed: %v", changed, !reflect.DeepEqual(before.Status, m.Status))
+	}
+
+	// Ready.
+	ready := find(m, v1alpha1.MachineReadyCondition)
+	want := wantReady(before)
+	if ready == nil {
+		fail("no Ready condition")
+		ready = &metav1.Condition{}
+	} else {
+		want.ObservedGeneration = m.Generation
+		want.LastTransitionTime = metav1.NewTime(farFuture.Local())
+		if old := find(before, v1alpha1.MachineReadyCondition); old != nil && old.Status == want.Status {
+			want.LastTransitionTime = old.LastTransitionTime
+		}
+		if !reflect.DeepEqual(want, ready) {
+			fail("Ready (-want +got):\n%s", cmp.Diff(want, ready, strictTime))
+		}
+	}
+	if ready.Status == T && missingInScope(before) {
+		fail("Ready is True although a condition in scope is missing")
+	}
+	if !slices.Contains(summaryReasons, ready.Reason) {
+		fail("Ready reason %q is not a summary reason", ready.Reason)
+	}
+	if len(ready.Message) > conditions.MaxMessageBytes {
+		fail("Ready message of %d bytes", len(ready.Message))
+	}
+	if err := conditions.Validate(*ready); err != nil {
+		fail("invalid Ready written: %v", err)
+	}
+
+	// Operation and phase are those of the pure functions; lastUpdated is an input time.
+	if want := aggregate.LastOperation(before); !reflect.DeepEqual(want, m.Status.LastOperation) {
+		fail("lastOperation differs from LastOperation() (-want +got):\n%s", cmp.Diff(want, m.Status.LastOperation, strictTime))
+	}
+	if want := aggregate.Phase(m); want != m.Status.Phase {
+		fail("phase %s, Phase() = %s", m.Status.Phase, want)
+	}
+	if op := m.Status.LastOperation; op == nil {
+		fail("no lastOperation")
+	} else if !isInputTime(before, op.LastUpdated) {
+		fail("lastUpdated %s is not an input time", op.LastUpdated.UTC().Format(time.RFC3339))
+	}
+
+	// Idempotent, even with a later clock.
+	first := m.DeepCopy()
+	if aggregate.Summarize(m, later) {
+		fail("second Summarize() = true")
+	}
+	if !reflect.DeepEqual(first, m) {
+		fail("second Summarize() changed the Machine (-first +second):\n%s", cmp.Diff(first, m, strictTime))
+	}
+
+	// JSON round trip.
+	data, err := json.Marshal(m)
+	if err != nil {
+		fail("json.Marshal() error = %v", err)
+	}
+	back := &v1alpha1.Machine{}
+	if err := json.Unmarshal(data, back); err != nil {
+		fail("json.Unmarshal() error = %v", err)
+	}
+	if !reflect.DeepEqual(m.Status, back.Status) {
+		fail("status changed in a JSON round trip (-before +after):\n%s", cmp.Diff(m.Status, back.Status, strictTime))
+	}
+
+	cov.phases[m.Status.Phase]++
+	cov.readyReasons[ready.Reason]++
+	if m.Status.LastOperation != nil {
+		cov.addOp(before.Status.LastOperation, m.Status.LastOperation)
+	}
+	if len(problems) > 0 {
+		t.Errorf("%s:\n  %s", p, strings.Join(problems, "\n  "))
+		return false
+	}
+	return true
+}
+
+// readyScope is one condition type in the scope of a Machine's Ready.
+type readyScope struct {
+	conditionType   string
+	negative        bool
+	ignoreIfMissing bool
+}
+
+// scopeOf is the scope of m's Ready, written here again from the catalog: the built-in types,
+// BootstrapConfigReady when spec.bootstrap is set, Deleting (negative, ignored when missing
+// unless a deletionTimestamp is set) and the readiness gates.
+func scopeOf(m *v1alpha1.Machine) []readyScope {
+	scope := []readyScope{{conditionType: infraReady}, {conditionType: nodeReady}, {conditionType: nodeHealthy},
+		{conditionType: hcSucceeded}, {conditionType: deleting, negative: true, ignoreIfMissing: m.DeletionTimestamp == nil}}
+	if m.Spec.Bootstrap != nil {
+		scope = append(scope, readyScope{conditionType: bootstrapReady})
+	}
+	for _, g := range m.Spec.ReadinessGates {
+		scope = append(scope, readyScope{conditionType: g.ConditionType, negative: g.Polarity == v1alpha1.NegativeConditionPolarity})
+	}
+	sort.Slice(scope, func(i, j int) bool { return scope[i].conditionType < scope[j].conditionType })
+	return scope
+}
+
+func missingInScope(m *v1alpha1.Machine) bool {
+	for _, s := range scopeOf(m) {
+		if !s.ignoreIfMissing && find(m, s.conditionType) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// wantReady is the Ready condition m should get (type, status, reason and message).
+func wantReady(m *v1alpha1.Machine) *metav1.Condition {
+	return wantSummary(m.Status.Conditions, v1alpha1.MachineReadyCondition, scopeOf(m))
+}
+
+// wantSummary is the summary of list into target, written again here from the rules of
+// NewSummaryCondition: the scope in catalog order; an issue (False, or True for a negative
+// type) makes it False, else an unknown (Unknown, another status, or missing and not
+// ignored) makes it Unknown, else nothing present makes it Unknown/NoConditionsReported,
+// else True; the message lists issues, then unknowns, "* <type>: <message, reason or
+// status>", each line cut to 512 bytes, at most three, then "and N more".
+func wantSummary(list []metav1.Condition, target string, scope []readyScope) *metav1.Condition {
+	type item struct {
+		line    string
+		missing bool
+	}
+	scope = slices.Clone(scope)
+	slices.SortFunc(scope, func(a, b readyScope) int { return conditions.Compare(a.conditionType, b.conditionType) })
+	var issues, unknowns []item
+	present := 0
+	for _, s := range scope {
+		i := slices.IndexFunc(list, func(c metav1.Condition) bool { return c.Type == s.conditionType })
+		if i < 0 {
+			if !s.ignoreIfMissing {
+				unknowns = append(unknowns, item{"* " + s.conditionType + ": not yet reported", true})
+			}
+			continue
+		}
+		c := list[i]
+		present++
+		text := firstNonEmpty(c.Message, c.Reason, string(c.Status))
+		it := item{line: conditions.TruncateTo("* "+s.conditionType+": "+strings.ReplaceAll(text, "\n", "\n  "), 512)}
+		switch {
+		case c.Status == T && s.negative, c.Status == F && !s.negative:
+			issues = append(issues, it)
+		case c.Status != T && c.Status != F:
+			unknowns = append(unknowns, it)
+		}
+	}
+	out := &metav1.Condition{Type: target}
+	switch {
+	case len(issues) == 1:
+		out.Status, out.Reason = F, aggregate.IssueReportedReason
+	case len(issues) > 1:
+		out.Status, out.Reason = F, aggregate.MultipleIssuesReportedReason
+	case len(unknowns) == 1 && unknowns[0].missing:
+		out.Status, out.Reason = U, aggregate.NotYetReportedReason
+	case len(unknowns) == 1:
+		out.Status, out.Reason = U, aggregate.UnknownReportedReason
+	case len(unknowns) > 1:
+		out.Status, out.Reason = U, aggregate.MultipleUnknownReportedReason
+	case present == 0:
+		out.Status, out.Reason = U, aggregate.NoConditionsReportedReason
+		out.Message = "none of the conditions in scope is reported"
+		return out
+	default:
+		out.Status, out.Reason = T, aggregate.NoIssuesReportedReason
+		return out
+	}
+	var lines []string
+	for i, it := range append(issues, unknowns...) {
+		if i == 3 {
+			lines = append(lines, fmt.Sprintf("and %d more", len(issues)+len(unknowns)-3))
+			break
+		}
+		lines = append(lines, it.line)
+	}
+	out.Message = strings.Join(lines, "\n")
+	return out
+}
+
+// TestSummaryStateSpace checks NewSummaryCondition against wantSummary for three condition
+// types, each in every state (missing, True, False, Unknown, an invalid status; messages with
+// several lines or longer than a line may be; an empty message with a reason that is not one)
+// and with every combination of negative polarity and ignore-if-missing. Beyond the exact
+// result: the reason is always one of the fixed reasons, a missing condition that is not
+// ignored never leaves the summary True, a summary of nothing is Unknown without an error,
+// and the message is bounded and valid UTF-8.
+func TestSummaryStateSpace(t *testing.T) {
+	types := []string{"example.com/Gamma", "Beta", "Alpha"} // not in catalog order on purpose
+	states := []condChoice{
+		missing,
+		{T, "Fine", ""},
+		{F, "Broken", "line one\nline two"},
+		{F, "Not a reason: (from input)", ""},
+		{U, "", ""},
+		{"Maybe", "Odd", strings.Repeat("é", 600)},
+	}
+	n := len(types)
+	cases := 0
+	reached := map[string]bool{}
+	for combo := range pow(len(states), n) * pow(4, n) {
+		var list []metav1.Condition
+		var scope []readyScope
+		var negative, ignored []string
+		rest := combo
+		for _, typ := range types {
+			st := states[rest%len(states)]
+			rest /= len(states)
+			flags := rest % 4
+			rest /= 4
+			if st.status != "" {
+				list = append(list, cond(typ, st.status, st.reason, 0, st.message))
+			}
+			sc := readyScope{conditionType: typ, negative: flags&1 != 0, ignoreIfMissing: flags&2 != 0}
+			scope = append(scope, sc)
+			if sc.negative {
+				negative = append(negative, typ)
+			}
+			if sc.ignoreIfMissing {
+				ignored = append(ignored, typ)
+			}
+		}
+		cases++
+		got, err := aggregate.NewSummaryCondition(&object{conditions: list}, "Summary",
+			aggregate.ForConditionTypes(types...), aggregate.NegativePolarityConditionTypes(negative...),
+			aggregate.IgnoreTypesIfMissing(ignored...))
+		if err != nil {
+			t.Fatalf("combination %d: NewSummaryCondition() error = %v", combo, err)
+		}
+		want := wantSummary(list, "Summary", scope)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("combination %d (conditions %v, negative %v, ignored %v): (-want +got):\n%s", combo, list, negative, ignored, diff)
+		}
+		reached[got.Reason] = true
+		if !slices.Contains(summaryReasons, got.Reason) {
+			t.Fatalf("combination %d: reason %q is not a fixed reason", combo, got.Reason)
+		}
+		for _, sc := range scope {
+			if got.Status == T && !sc.ignoreIfMissing && !slices.ContainsFunc(list, func(c metav1.Condition) bool { return c.Type == sc.conditionType }) {
+				t.Fatalf("combination %d: True although %s is missing", combo, sc.conditionType)
+			}
+		}
+		if len(got.Message) > 4*512+32 || !utf8.ValidString(got.Message) {
+			t.Fatalf("combination %d: message of %d bytes (valid UTF-8: %v)", combo, len(got.Message), utf8.ValidString(got.Message))
+		}
+	}
+	if len(reached) != len(summaryReasons) {
+		t.Errorf("reasons reached: %v, want all of %v", reached, summaryReasons)
+	}
+	t.Logf("%d combinations", cases)
+}
+
+func pow(b, e int) int {
+	out := 1
+	for range e {
+		out *= b
+	}
+	return out
+}
+
+// A type longer than conditions.Validate allows is a misconfiguration of the summary, not a
+// condition that Set rejects later.
+func TestSummaryRejectsTypesValidateRejects(t *testing.T) {
+	long := strings.Repeat("a", 253) + "/" + strings.Repeat("b", 63) // a qualified name of 317 characters
+	for name, opts := range map[string]struct {
+		target string
+		types  []string
+	}{
+		"target": {target: long, types: []string{"A"}},
+		"scope":  {target: "Ready", types: []string{"A", long}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			obj := &object{}
+			_, err := aggregate.NewSummaryCondition(obj, opts.target, aggregate.ForConditionTypes(opts.types...))
+			var cfgErr *aggregate.SummaryConfigError
+			if !errors.As(err, &cfgErr) {
+				t.Errorf("NewSummaryCondition() error = %v, want a *SummaryConfigError", err)
+			}
+			changed, err := aggregate.SetSummaryCondition(obj, opts.target, aggregate.ForConditionTypes(opts.types...))
+			if !errors.As(err, &cfgErr) || changed {
+				t.Errorf("SetSummaryCondition() = %v, %v; want false, a *SummaryConfigError", changed, err)
+			}
+		})
+	}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
 }

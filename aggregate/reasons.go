@@ -1,9 +1,11 @@
 package aggregate
 
 // Reasons of a summary condition (NewSummaryCondition, SetSummaryCondition, and the Machine's
-// Ready condition written by Summarize). They are fixed: a summary's reason never repeats the
-// reason of an input condition, so it always matches the API server's reason pattern and a
-// change in an input's reason changes only the message.
+// Ready condition written by Summarize) and of an aggregate (NewAggregateCondition). They are
+// fixed: the result's reason never repeats the reason of an input condition, so it always
+// matches the API server's reason pattern and a change in an input's reason changes only the
+// message. A summary counts the conditions in scope; an aggregate counts the objects, by their
+// condition of the type aggregated (an object without it is "not yet reported").
 const (
 	// NoIssuesReportedReason: every condition in scope is present and fine (True, or False for
 	// a negative-polarity type). The summary is True.
@@ -30,7 +32,7 @@ const (
 	MultipleUnknownReportedReason = "MultipleUnknownReported"
 
 	// NoConditionsReportedReason: every condition in scope may be ignored when missing, and
-	// none is present, so nothing can be said. The summary is Unknown (a summary of nothing is
-	// never True).
+	// none is present, or an aggregate has no objects, so nothing can be said. The result is
+	// Unknown (a summary or aggregate of nothing is never True).
 	NoConditionsReportedReason = "NoConditionsReported"
 )

@@ -3,7 +3,6 @@ package aggregate
 import (
 	"slices"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -38,34 +37,45 @@ func Summarize(m *v1alpha1.Machine, opts ...conditions.SetOption) bool {
 	}
 	// readyOptions cannot build a misconfiguration; conditions.Set rejects Ready only for a
 	// negative metadata.generation or a clock that reads the zero time, and then writes nothing.
-	changed, _ := SetSummaryCondition(m, v1alpha1.MachineReadyCondition, readyOptions(m, opts)...)
-	if op := LastOperation(m); !equality.Semantic.DeepEqual(op, m.Status.LastOperation) {
+	var scope, negative [readyScopeArray]string
+	o := readyOptions(m, opts, scope[:0], negative[:0])
+	changed, _ := setSummaryCondition(m, v1alpha1.MachineReadyCondition, &o)
+	// LastOperation and Phase, sharing the terminal signal (it depends on the conditions only,
+	// which they do not change).
+	signal := terminalSignal(m)
+	if op := lastOperationWith(m, signal); !sameLastOperation(op, m.Status.LastOperation) {
 		m.Status.LastOperation = op
 		changed = true
 	}
-	if p := Phase(m); p != m.Status.Phase {
+	if p := phaseWith(m, signal); p != m.Status.Phase {
 		m.Status.Phase = p
 		changed = true
 	}
 	return changed
 }
 
-// readyOptions are the summary options of m's Ready condition.
-func readyOptions(m *v1alpha1.Machine, setOpts []conditions.SetOption) []SummaryOption {
-	scope := []string{
-		v1alpha1.MachineInfrastructureReadyCondition,
-		v1alpha1.MachineNodeReadyCondition,
-		v1alpha1.MachineNodeHealthyCondition,
-		v1alpha1.MachineHealthCheckSucceededCondition,
-		v1alpha1.MachineDeletingCondition,
-	}
+// readyScopeArray is the size of the arrays Summarize lends readyOptions: the built-in types
+// and a few readiness gates fit without allocating.
+const readyScopeArray = 16
+
+// readyOptions are the summary options of m's Ready condition. The scope and the negative
+// types are appended to the given slices.
+func readyOptions(m *v1alpha1.Machine, setOpts []conditions.SetOption, scope, negative []string) SummaryOptions {
+	// In catalog order, so that the summary's sort finds them sorted.
 	if m.Spec.Bootstrap != nil {
 		scope = append(scope, v1alpha1.MachineBootstrapConfigReadyCondition)
 	}
-	negative := []string{v1alpha1.MachineDeletingCondition}
+	scope = append(scope,
+		v1alpha1.MachineDeletingCondition,
+		v1alpha1.MachineHealthCheckSucceededCondition,
+		v1alpha1.MachineInfrastructureReadyCondition,
+		v1alpha1.MachineNodeHealthyCondition,
+		v1alpha1.MachineNodeReadyCondition,
+	)
+	negative = append(negative, v1alpha1.MachineDeletingCondition)
 	for _, g := range m.Spec.ReadinessGates {
 		t := g.ConditionType
-		if t == v1alpha1.MachineReadyCondition || slices.Contains(scope, t) || len(validation.IsQualifiedName(t)) > 0 {
+		if t == v1alpha1.MachineReadyCondition || slices.Contains(scope, t) || !isQualifiedName(t) {
 			continue
 		}
 		scope = append(scope, t)
@@ -74,13 +84,32 @@ func readyOptions(m *v1alpha1.Machine, setOpts []conditions.SetOption) []Summary
 			negative = append(negative, t)
 		}
 	}
-	opts := []SummaryOption{
-		ForConditionTypes(scope...),
-		NegativePolarityConditionTypes(negative...),
-		WithSetOptions(setOpts...),
+	o := SummaryOptions{
+		ConditionTypes:                 scope,
+		NegativePolarityConditionTypes: negative,
+		SetOptions:                     setOpts,
 	}
 	if m.DeletionTimestamp == nil {
-		opts = append(opts, IgnoreTypesIfMissing(v1alpha1.MachineDeletingCondition))
+		o.IgnoreTypesIfMissing = ignoreDeletingIfMissing
 	}
-	return opts
+	return o
+}
+
+// isQualifiedName is len(validation.IsQualifiedName(t)) == 0, taking the quick path of
+// conditionTypeProblems for the usual valid type.
+func isQualifiedName(t string) bool {
+	return conditionTypeProblems(t) == nil || len(validation.IsQualifiedName(t)) == 0
+}
+
+// ignoreDeletingIfMissing is the IgnoreTypesIfMissing of a Machine without a deletionTimestamp.
+var ignoreDeletingIfMissing = []string{v1alpha1.MachineDeletingCondition}
+
+// sameLastOperation reports whether a and b are equal as equality.Semantic.DeepEqual compares
+// them (times by instant), without reflection.
+func sameLastOperation(a, b *v1alpha1.LastOperation) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Type == b.Type && a.State == b.State && a.Description == b.Description &&
+		a.LastUpdated.UTC() == b.LastUpdated.UTC()
 }

@@ -1,9 +1,14 @@
 package aggregate
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -72,47 +77,54 @@ func (e *SummaryConfigError) Error() string {
 // LastTransitionTime are left zero for conditions.Set to fill. A misconfiguration (no type in
 // scope, target in scope, an invalid condition type) returns a *SummaryConfigError.
 func NewSummaryCondition(from conditions.Getter, target string, opts ...SummaryOption) (*metav1.Condition, error) {
-	o := (&SummaryOptions{}).ApplyOptions(opts)
-	scope, err := summaryScope(target, o)
+	var o SummaryOptions
+	applySummaryOptions(&o, opts)
+	return newSummaryCondition(from, target, &o)
+}
+
+// newSummaryCondition is NewSummaryCondition with the options applied.
+func newSummaryCondition(from conditions.Getter, target string, o *SummaryOptions) (*metav1.Condition, error) {
+	var scopeBuf [16]string
+	scope, err := summaryScope(target, o, scopeBuf[:0])
 	if err != nil {
 		return nil, err
 	}
-	negative := toSet(o.NegativePolarityConditionTypes)
-	isNegative := func(t string) bool { return negative[t] || conditions.IsNegativePolarity(t) }
-	ignored := toSet(o.IgnoreTypesIfMissing)
+	list := conditionsOf(from)
 
-	var issues, unknowns []summaryItem
+	// Only the first maxSummaryItems issues and unknowns appear in the message; the others are
+	// counted.
+	var issues, unknowns summaryItems
 	present := 0
 	for _, t := range scope {
-		c := conditions.Get(from, t)
+		c := findCondition(list, t)
 		if c == nil {
-			if !ignored[t] {
-				unknowns = append(unknowns, summaryItem{conditionType: t, missing: true})
+			if !slices.Contains(o.IgnoreTypesIfMissing, t) {
+				unknowns.add(summaryItem{conditionType: t, missing: true})
 			}
 			continue
 		}
 		present++
-		item := summaryItem{conditionType: t, text: itemText(c)}
-		switch {
-		case c.Status == metav1.ConditionTrue && isNegative(t), c.Status == metav1.ConditionFalse && !isNegative(t):
-			issues = append(issues, item)
-		case c.Status == metav1.ConditionTrue, c.Status == metav1.ConditionFalse:
-			// fine
+		switch c.Status {
+		case metav1.ConditionTrue, metav1.ConditionFalse:
+			negative := slices.Contains(o.NegativePolarityConditionTypes, t) || conditions.IsNegativePolarity(t)
+			if (c.Status == metav1.ConditionTrue) == negative {
+				issues.add(summaryItem{conditionType: t, text: itemText(c)})
+			}
 		default:
-			unknowns = append(unknowns, item)
+			unknowns.add(summaryItem{conditionType: t, text: itemText(c)})
 		}
 	}
 
 	out := &metav1.Condition{Type: target}
 	switch {
-	case len(issues) > 0:
+	case issues.n > 0:
 		out.Status = metav1.ConditionFalse
-		out.Reason = pick(len(issues) == 1, IssueReportedReason, MultipleIssuesReportedReason)
-	case len(unknowns) == 1 && unknowns[0].missing:
+		out.Reason = pick(issues.n == 1, IssueReportedReason, MultipleIssuesReportedReason)
+	case unknowns.n == 1 && unknowns.first[0].missing:
 		out.Status, out.Reason = metav1.ConditionUnknown, NotYetReportedReason
-	case len(unknowns) > 0:
+	case unknowns.n > 0:
 		out.Status = metav1.ConditionUnknown
-		out.Reason = pick(len(unknowns) == 1, UnknownReportedReason, MultipleUnknownReportedReason)
+		out.Reason = pick(unknowns.n == 1, UnknownReportedReason, MultipleUnknownReportedReason)
 	case present == 0:
 		out.Status, out.Reason = metav1.ConditionUnknown, NoConditionsReportedReason
 		out.Message = noConditionsReportedMessage
@@ -121,7 +133,7 @@ func NewSummaryCondition(from conditions.Getter, target string, opts ...SummaryO
 		out.Status, out.Reason = metav1.ConditionTrue, NoIssuesReportedReason
 		return out, nil
 	}
-	out.Message = summaryMessage(append(issues, unknowns...))
+	out.Message = summaryMessage(&issues, &unknowns)
 	return out, nil
 }
 
@@ -130,35 +142,105 @@ func NewSummaryCondition(from conditions.Getter, target string, opts ...SummaryO
 // whether to changed; on a misconfiguration it writes nothing and returns the
 // *SummaryConfigError, and a condition rejected by conditions.Set returns its error.
 func SetSummaryCondition(to conditions.Setter, target string, opts ...SummaryOption) (bool, error) {
-	c, err := NewSummaryCondition(to, target, opts...)
+	var o SummaryOptions
+	applySummaryOptions(&o, opts)
+	return setSummaryCondition(to, target, &o)
+}
+
+// setSummaryCondition is SetSummaryCondition with the options applied.
+func setSummaryCondition(to conditions.Setter, target string, o *SummaryOptions) (bool, error) {
+	c, err := newSummaryCondition(to, target, o)
 	if err != nil {
 		return false, err
 	}
-	o := (&SummaryOptions{}).ApplyOptions(opts)
 	return conditions.Set(to, *c, o.SetOptions...)
 }
 
 // summaryScope checks the options and returns the condition types in scope, deduplicated and
-// in catalog order.
-func summaryScope(target string, o *SummaryOptions) ([]string, error) {
-	if problems := validation.IsQualifiedName(target); len(problems) > 0 {
-		return nil, &SummaryConfigError{Target: target, Problem: "invalid target condition type: " + strings.Join(problems, "; ")}
-	}
-	if len(o.ConditionTypes) == 0 {
-		return nil, &SummaryConfigError{Target: target, Problem: "no condition types in scope (use ForConditionTypes)"}
-	}
-	scope := slices.Clone(o.ConditionTypes)
+// in catalog order, appended to buf (so that a caller's array can hold them).
+func summaryScope(target string, o *SummaryOptions, buf []string) ([]string, error) {
+	scope := append(buf[:0], o.ConditionTypes...)
 	slices.SortFunc(scope, conditions.Compare)
 	scope = slices.Compact(scope)
+	if len(scope) > 0 && scopeValidated(target, scope) {
+		return scope, nil
+	}
+	if problems := conditionTypeProblems(target); len(problems) > 0 {
+		return nil, &SummaryConfigError{Target: target, Problem: "invalid target condition type: " + strings.Join(problems, "; ")}
+	}
+	if len(scope) == 0 {
+		return nil, &SummaryConfigError{Target: target, Problem: "no condition types in scope (use ForConditionTypes)"}
+	}
 	for _, t := range scope {
 		if t == target {
 			return nil, &SummaryConfigError{Target: target, Problem: "the target condition type cannot be in its own scope"}
 		}
-		if problems := validation.IsQualifiedName(t); len(problems) > 0 {
+		if problems := conditionTypeProblems(t); len(problems) > 0 {
 			return nil, &SummaryConfigError{Target: target, Problem: fmt.Sprintf("invalid condition type %q in scope: %s", t, strings.Join(problems, "; "))}
 		}
 	}
+	rememberValidScope(target, scope)
 	return scope, nil
+}
+
+// validatedScopes remembers the last few target and scope pairs that passed summaryScope's
+// checks, so that a caller summarizing many objects with the same options (as Summarize does)
+// validates the condition types once: the checks are a pure function of the pair. The list is
+// replaced, never modified; a store lost to a concurrent one only costs a later check.
+var validatedScopes atomic.Pointer[[]validatedScope]
+
+// maxValidatedScopes bounds validatedScopes.
+const maxValidatedScopes = 8
+
+type validatedScope struct {
+	target string
+	scope  []string
+}
+
+// scopeValidated reports whether target and scope (sorted and deduplicated) passed the checks
+// before.
+func scopeValidated(target string, scope []string) bool {
+	if list := validatedScopes.Load(); list != nil {
+		for _, v := range *list {
+			if v.target == target && slices.Equal(v.scope, scope) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rememberValidScope puts target and scope first in validatedScopes.
+func rememberValidScope(target string, scope []string) {
+	list := []validatedScope{{target: target, scope: slices.Clone(scope)}}
+	if old := validatedScopes.Load(); old != nil {
+		list = append(list, (*old)[:min(len(*old), maxValidatedScopes-1)]...)
+	}
+	validatedScopes.Store(&list)
+}
+
+// conditionTypeProblems says why t cannot be a condition type, or returns nil: the rules of
+// conditions.Validate, which adds a 316-character limit to apimachinery's qualified-name rule.
+func conditionTypeProblems(t string) []string {
+	probe := metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: "Probe", LastTransitionTime: metav1.Unix(1, 0)}
+	err := conditions.Validate(probe)
+	if err == nil {
+		// The common case, without apimachinery's regular expressions (Validate applies
+		// IsQualifiedName and more).
+		return nil
+	}
+	if problems := validation.IsQualifiedName(t); len(problems) > 0 {
+		return problems
+	}
+	var invalid *conditions.ValidationError
+	if errors.As(err, &invalid) {
+		problems := make([]string, 0, len(invalid.Errs))
+		for _, e := range invalid.Errs {
+			problems = append(problems, e.ErrorBody())
+		}
+		return problems
+	}
+	return nil
 }
 
 // summaryItem is one condition that contributes to a summary's message.
@@ -168,27 +250,137 @@ type summaryItem struct {
 	missing       bool
 }
 
-func (i summaryItem) line() string {
-	text := i.text
-	if i.missing {
-		text = notYetReportedText
+// summaryItems counts items and keeps the first maxSummaryItems of them, without allocating.
+type summaryItems struct {
+	n     int
+	first [maxSummaryItems]summaryItem
+}
+
+func (l *summaryItems) add(i summaryItem) {
+	if l.n < maxSummaryItems {
+		l.first[l.n] = i
 	}
-	// Indent continuation lines (e.g. a nested summary) so that every item starts with "* ".
-	text = strings.ReplaceAll(text, "\n", "\n  ")
+	l.n++
+}
+
+// lineText is what the item's line says: the condition's text, or "not yet reported".
+func (i summaryItem) lineText() string {
+	if i.missing {
+		return notYetReportedText
+	}
+	return i.text
+}
+
+// line is the item's line: "* <Type>: <text>", continuation lines (e.g. of a nested summary)
+// indented so that every item starts with "* ", cut to maxSummaryItemBytes.
+func (i summaryItem) line() string {
+	text := strings.ReplaceAll(i.lineText(), "\n", "\n  ")
 	return conditions.TruncateTo("* "+i.conditionType+": "+text, maxSummaryItemBytes)
 }
 
-// summaryMessage lists the first maxSummaryItems items, then "and N more".
-func summaryMessage(items []summaryItem) string {
-	lines := make([]string, 0, maxSummaryItems+1)
-	for i, item := range items {
-		if i == maxSummaryItems {
-			lines = append(lines, fmt.Sprintf("and %d more", len(items)-maxSummaryItems))
+// writeLine writes i.line() to b without building the line as a string of its own: short lines
+// piece by piece, long ones cut in an array on the stack as conditions.TruncateTo cuts them.
+func (i summaryItem) writeLine(b *strings.Builder) {
+	text := i.lineText()
+	newlines := strings.Count(text, "\n")
+	if i.lineLen(text, newlines) <= maxSummaryItemBytes {
+		b.WriteString("* ")
+		b.WriteString(i.conditionType)
+		b.WriteString(": ")
+		for ; newlines > 0; newlines-- {
+			j := strings.IndexByte(text, '\n')
+			b.WriteString(text[:j+1])
+			b.WriteString("  ")
+			text = text[j+1:]
+		}
+		b.WriteString(text)
+		return
+	}
+	// The line is longer than maxSummaryItemBytes: its first maxSummaryItemBytes+1 bytes are
+	// enough to find the cut.
+	var buf [maxSummaryItemBytes + 1]byte
+	line := appendUpTo(buf[:0], "* ")
+	line = appendUpTo(line, i.conditionType)
+	line = appendUpTo(line, ": ")
+	for len(line) < len(buf) {
+		j := strings.IndexByte(text, '\n')
+		if j < 0 {
+			line = appendUpTo(line, text)
 			break
 		}
-		lines = append(lines, item.line())
+		line = appendUpTo(line, text[:j+1])
+		line = appendUpTo(line, "  ")
+		text = text[j+1:]
 	}
-	return strings.Join(lines, "\n")
+	cut := max(maxSummaryItemBytes-len(conditions.TruncationMarker), 0)
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	b.Write(line[:cut])
+	b.WriteString(conditions.TruncationMarker)
+}
+
+// lineLen is the length of the item's line before any cut, given its text and the number of
+// newlines in it.
+func (i summaryItem) lineLen(text string, newlines int) int {
+	return len("* ") + len(i.conditionType) + len(": ") + len(text) + newlines*len("  ")
+}
+
+// appendUpTo appends as much of s to line as its capacity allows.
+func appendUpTo(line []byte, s string) []byte {
+	return append(line, s[:min(len(s), cap(line)-len(line))]...)
+}
+
+// summaryMessage lists the first maxSummaryItems issues, then unknowns, one line each, then
+// "and N more" for the others.
+func summaryMessage(issues, unknowns *summaryItems) string {
+	var lines [maxSummaryItems]summaryItem
+	shown := copy(lines[:], issues.first[:min(issues.n, maxSummaryItems)])
+	shown += copy(lines[shown:], unknowns.first[:min(unknowns.n, maxSummaryItems)])
+	size := 0
+	for _, item := range lines[:shown] {
+		text := item.lineText()
+		size += min(item.lineLen(text, strings.Count(text, "\n")), maxSummaryItemBytes) + len("\n")
+	}
+	more := issues.n + unknowns.n - shown
+	var b strings.Builder
+	b.Grow(size + len("and  more") + 20)
+	for i, item := range lines[:shown] {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		item.writeLine(&b)
+	}
+	if more > 0 {
+		var n [20]byte
+		b.WriteString("\nand ")
+		b.Write(strconv.AppendInt(n[:0], int64(more), 10))
+		b.WriteString(" more")
+	}
+	return b.String()
+}
+
+// conditionsOf returns the conditions of from, or nil for a nil (or typed nil) from, as
+// conditions.Get reads them.
+func conditionsOf(from conditions.Getter) []metav1.Condition {
+	if from == nil {
+		return nil
+	}
+	if v := reflect.ValueOf(from); v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil
+	}
+	return from.GetConditions()
+}
+
+// findCondition returns the first condition of type t in list, like meta.FindStatusCondition
+// (and so conditions.Get), but without copying it: the caller must not modify it.
+func findCondition(list []metav1.Condition, t string) *metav1.Condition {
+	for i := range list {
+		if list[i].Type == t {
+			return &list[i]
+		}
+	}
+	return nil
 }
 
 // itemText is what a summary says about a present condition: its message, else its reason,
@@ -201,14 +393,6 @@ func itemText(c *metav1.Condition) string {
 		return c.Reason
 	}
 	return string(c.Status)
-}
-
-func toSet(list []string) map[string]bool {
-	set := make(map[string]bool, len(list))
-	for _, s := range list {
-		set[s] = true
-	}
-	return set
 }
 
 func pick(cond bool, a, b string) string {

@@ -1,9 +1,12 @@
 package conditions
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 )
@@ -11,11 +14,13 @@ import (
 // The polarity registry says, for every condition type, whether True is good (positive, the
 // default) or bad (negative). It starts with the Machine catalog's negative types
 // (v1alpha1.NegativePolarityConditions) and is shared by summaries and printers; callers add
-// their own types with RegisterNegativePolarity. It is safe for concurrent use.
-var polarity = struct {
-	sync.RWMutex
-	negative map[string]bool
-}{negative: map[string]bool{}}
+// their own types with RegisterNegativePolarity. It is safe for concurrent use: readers load
+// the current set without locking (summaries ask once per condition); a registration, rare,
+// replaces the set with a copy under a mutex.
+var polarity struct {
+	sync.Mutex // serializes registrations
+	negative   atomic.Pointer[map[string]bool]
+}
 
 func init() {
 	RegisterNegativePolarity(v1alpha1.NegativePolarityConditions...)
@@ -26,26 +31,28 @@ func init() {
 func RegisterNegativePolarity(types ...string) {
 	polarity.Lock()
 	defer polarity.Unlock()
-	for _, t := range types {
-		polarity.negative[t] = true
+	negative := map[string]bool{}
+	if old := polarity.negative.Load(); old != nil {
+		negative = maps.Clone(*old)
 	}
+	for _, t := range types {
+		negative[t] = true
+	}
+	polarity.negative.Store(&negative)
 }
 
 // IsNegativePolarity reports whether conditionType has been registered as negative; every other
 // type is positive (API conventions: True is normally the good state).
 func IsNegativePolarity(conditionType string) bool {
-	polarity.RLock()
-	defer polarity.RUnlock()
-	return polarity.negative[conditionType]
+	negative := polarity.negative.Load()
+	return negative != nil && (*negative)[conditionType]
 }
 
 // NegativePolarityTypes returns the registered negative types, sorted in condition order.
 func NegativePolarityTypes() []string {
-	polarity.RLock()
-	defer polarity.RUnlock()
-	out := make([]string, 0, len(polarity.negative))
-	for t := range polarity.negative {
-		out = append(out, t)
+	var out []string
+	if negative := polarity.negative.Load(); negative != nil {
+		out = slices.Collect(maps.Keys(*negative))
 	}
 	slices.SortFunc(out, Compare)
 	return out

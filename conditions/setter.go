@@ -49,6 +49,10 @@ func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error)
 	if err := Validate(condition); err != nil {
 		return false, err
 	}
+	if unchanged(existing, condition) && typesSorted(to.GetConditions()) {
+		// What follows would copy the list, change nothing in it and find it sorted.
+		return false, nil
+	}
 
 	list := append([]metav1.Condition(nil), to.GetConditions()...)
 	if existing != nil && existing.LastTransitionTime.IsZero() {
@@ -61,6 +65,15 @@ func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error)
 		return true, nil
 	}
 	return false, nil
+}
+
+// unchanged reports whether meta.SetStatusCondition would leave existing as it is when given
+// condition: same status, reason, message and observedGeneration (and, as Set requires for
+// keeping a stored condition, a lastTransitionTime).
+func unchanged(existing *metav1.Condition, condition metav1.Condition) bool {
+	return existing != nil && !existing.LastTransitionTime.IsZero() &&
+		existing.Status == condition.Status && existing.Reason == condition.Reason &&
+		existing.Message == condition.Message && existing.ObservedGeneration == condition.ObservedGeneration
 }
 
 // MarkTrue sets a True condition of the given type; see Set for the rules and errors.

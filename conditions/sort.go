@@ -31,10 +31,23 @@ func Compare(a, b string) int {
 
 // Sort sorts conditions in place in the order of Less and reports whether the order changed.
 func Sort(conditions []metav1.Condition) bool {
-	cmp := func(a, b metav1.Condition) int { return Compare(a.Type, b.Type) }
-	if slices.IsSortedFunc(conditions, cmp) {
+	if slices.IsSortedFunc(conditions, compareTypes) {
 		return false
 	}
-	slices.SortStableFunc(conditions, cmp)
+	slices.SortStableFunc(conditions, compareTypes)
 	return true
 }
+
+// typesSorted reports whether conditions are in the order of Less, like
+// slices.IsSortedFunc(conditions, compareTypes) but without copying them.
+func typesSorted(conditions []metav1.Condition) bool {
+	for i := 1; i < len(conditions); i++ {
+		if Compare(conditions[i].Type, conditions[i-1].Type) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// compareTypes orders conditions by type like Compare.
+func compareTypes(a, b metav1.Condition) int { return Compare(a.Type, b.Type) }

@@ -40,8 +40,18 @@ const maxTypeLength = 316
 //
 // The rules are apimachinery's metav1 validation (ValidateCondition), the same code the API
 // server runs for built-in types, plus the 316-character limit on type that the CRD schema of
-// metav1.Condition adds.
+// metav1.Condition adds. A valid condition is recognised first by hand-written checks of the
+// same rules, so that it costs no allocation; only the others run through apimachinery's
+// regular expressions, which also word the errors.
 func Validate(condition metav1.Condition) error {
+	if quickValid(condition) {
+		return nil
+	}
+	return validate(condition)
+}
+
+// validate is Validate without the quick path: apimachinery's validation and the type length.
+func validate(condition metav1.Condition) error {
 	path := field.NewPath("status", "conditions").Key(condition.Type)
 	errs := metav1validation.ValidateCondition(condition, path)
 	if len(condition.Type) > maxTypeLength {

@@ -1,0 +1,214 @@
+package aggregate
+
+import (
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/conditions"
+)
+
+// ClusterAPIMachineStatus returns the phase and lastOperation of a Cluster API v1beta2 Machine,
+// as Phase and LastOperation derive them for a machinestatus Machine, so that users of Cluster
+// API get a lastOperation too. It reads m through MachineFromClusterAPI (see there for how each
+// field maps) and never modifies m or previous.
+//
+// A Cluster API Machine has no field for a lastOperation, so previous, the value this function
+// returned last time for the same Machine (nil the first time), is the only memory; the caller
+// keeps it, e.g. in the Machine's LastOperationAnnotation (see SetLastOperationAnnotation and
+// LastOperationFromAnnotations). Like LastOperation, the function is pure, deterministic and a
+// fixed point: given its own result as previous, it returns an equal lastOperation; its time
+// is taken from the Machine's conditions, never from the wall clock.
+//
+// Where the phase differs from Cluster API's own status.phase, and why, is listed in
+// docs/clusterapi.md. A nil m gives Pending and nil.
+func ClusterAPIMachineStatus(m *clusterv1.Machine, previous *v1alpha1.LastOperation) (v1alpha1.MachinePhase, *v1alpha1.LastOperation) {
+	view := MachineFromClusterAPI(m, previous)
+	if view == nil {
+		return v1alpha1.MachinePhasePending, nil
+	}
+	// As Summarize does: the phase's Unknown row reads the lastOperation just computed.
+	signal := terminalSignal(view)
+	view.Status.LastOperation = lastOperationWith(view, signal)
+	return phaseWith(view, signal), view.Status.LastOperation
+}
+
+// MachineFromClusterAPI returns a machinestatus Machine that says what m says, in the
+// vocabulary of the machinestatus condition catalog, with previous as its lastOperation. It
+// is what ClusterAPIMachineStatus reads; Summarize on it also computes a machinestatus Ready
+// condition for m. The result shares no memory with m or previous; phase and Ready are left
+// for Phase or Summarize to derive. A nil m gives nil.
+//
+// Metadata: name, namespace, UID, generation, creationTimestamp and deletionTimestamp are
+// copied. Spec: providerID, version, infrastructureRef, bootstrap (configRef when defined, else
+// dataSecretName) and readinessGates (an empty polarity is Positive, as in Cluster API) are
+// copied. Status: nodeRef, spec.providerID and observedGeneration are copied.
+//
+// Conditions. Cluster API orchestrates provisioning with status.initialization, and its own
+// phase reads those flags, so they decide whether bootstrap data and infrastructure are ready;
+// its conditions give the rest. A missing Cluster API condition stays missing (never True):
+//   - BootstrapConfigReady: True when status.initialization.bootstrapDataSecretCreated is true
+//     (Cluster API's condition when True, else reason DataSecretCreated); otherwise Cluster
+//     API's condition, except that a True one becomes False/BootstrapConfigNotReady, since the
+//     flag is not set yet.
+//   - InfrastructureReady: likewise True when status.initialization.infrastructureProvisioned
+//     is true (reason InfrastructureProvisioned when Cluster API's condition is not True), and
+//     a True condition without the flag becomes False/InfrastructureNotProvisioned. A False
+//     one becomes Unknown when the infrastructure object does not exist (reason
+//     ObjectDoesNotExist), or while no bootstrap data secret is created: by the Cluster API
+//     contract an infrastructure provider waits for the bootstrap data before it provisions,
+//     so the infrastructure is not being provisioned yet (phase Pending, not Provisioning).
+//   - NodeReady: Cluster API's condition, except that False/NodeDeleted becomes Unknown, as the
+//     catalog reports a Machine without a Node.
+//   - NodeHealthy, HealthCheckSucceeded (set by a MachineHealthCheck), Updating, Deleting,
+//     Paused: Cluster API's conditions as they are. Their names and polarities are the
+//     catalog's, and Cluster API's reasons DrainingNode, WaitingForInfrastructureDeletion and
+//     DeletionCompleted (Deleting) are the catalog's; an in-place update that failed
+//     (Updating=True, InPlaceUpdateFailed) is retried by Cluster API, so it is an Updating
+//     Machine, not a terminal UpdateFailed.
+//   - Draining, Standby: Cluster API has no such conditions; they are missing, never True.
+//   - every readiness gate's condition that is not one of the above, as it is.
+//
+// Cluster API's other conditions (Ready, Available, UpToDate, …) are not copied, and neither is
+// the deprecated v1beta1 status (failureReason, failureMessage, v1beta1 conditions). A
+// condition the view derives from a flag without a Cluster API condition to copy has no
+// lastTransitionTime; lastOperation then takes its time from the creationTimestamp.
+func MachineFromClusterAPI(m *clusterv1.Machine, previous *v1alpha1.LastOperation) *v1alpha1.Machine {
+	if m == nil {
+		return nil
+	}
+	view := &v1alpha1.Machine{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              m.Name,
+			Namespace:         m.Namespace,
+			UID:               m.UID,
+			Generation:        m.Generation,
+			CreationTimestamp: m.CreationTimestamp,
+			DeletionTimestamp: m.DeletionTimestamp.DeepCopy(),
+		},
+		Spec: v1alpha1.MachineSpec{
+			ProviderID: m.Spec.ProviderID,
+			Version:    m.Spec.Version,
+			InfrastructureRef: v1alpha1.ContractVersionedObjectReference{
+				APIGroup: m.Spec.InfrastructureRef.APIGroup,
+				Kind:     m.Spec.InfrastructureRef.Kind,
+				Name:     m.Spec.InfrastructureRef.Name,
+			},
+		},
+		Status: v1alpha1.MachineStatus{
+			LastOperation:      previous.DeepCopy(),
+			ProviderID:         m.Spec.ProviderID,
+			ObservedGeneration: m.Status.ObservedGeneration,
+		},
+	}
+	switch ref := m.Spec.Bootstrap.ConfigRef; {
+	case ref.IsDefined():
+		view.Spec.Bootstrap = &v1alpha1.Bootstrap{ConfigRef: &v1alpha1.ContractVersionedObjectReference{
+			APIGroup: ref.APIGroup, Kind: ref.Kind, Name: ref.Name,
+		}}
+	case m.Spec.Bootstrap.DataSecretName != nil:
+		view.Spec.Bootstrap = &v1alpha1.Bootstrap{DataSecretName: *m.Spec.Bootstrap.DataSecretName}
+	}
+	if m.Status.NodeRef.IsDefined() {
+		view.Status.NodeRef = &v1alpha1.MachineNodeReference{Name: m.Status.NodeRef.Name}
+	}
+	view.Status.Conditions = clusterAPIConditions(m)
+	for _, g := range m.Spec.ReadinessGates {
+		if slices.Contains(clusterAPICatalogTypes, g.ConditionType) {
+			continue
+		}
+		polarity := v1alpha1.PositiveConditionPolarity
+		if g.Polarity == clusterv1.NegativePolarityCondition {
+			polarity = v1alpha1.NegativeConditionPolarity
+		}
+		view.Spec.ReadinessGates = append(view.Spec.ReadinessGates,
+			v1alpha1.MachineReadinessGate{ConditionType: g.ConditionType, Polarity: polarity})
+		if c := findCondition(m.Status.Conditions, g.ConditionType); c != nil {
+			view.Status.Conditions = append(view.Status.Conditions, *c)
+		}
+	}
+	conditions.Sort(view.Status.Conditions)
+	return view
+}
+
+// clusterAPICatalogTypes are the condition types MachineFromClusterAPI maps itself (or leaves
+// out, for Ready, Draining and Standby); a readiness gate of one of these types is not copied.
+var clusterAPICatalogTypes = []string{
+	v1alpha1.MachineReadyCondition,
+	v1alpha1.MachineBootstrapConfigReadyCondition,
+	v1alpha1.MachineInfrastructureReadyCondition,
+	v1alpha1.MachineNodeReadyCondition,
+	v1alpha1.MachineNodeHealthyCondition,
+	v1alpha1.MachineHealthCheckSucceededCondition,
+	v1alpha1.MachineUpdatingCondition,
+	v1alpha1.MachineDrainingCondition,
+	v1alpha1.MachineStandbyCondition,
+	v1alpha1.MachineDeletingCondition,
+	v1alpha1.MachinePausedCondition,
+}
+
+// clusterAPIConditions maps m's conditions and initialization flags to the catalog, as
+// MachineFromClusterAPI documents.
+func clusterAPIConditions(m *clusterv1.Machine) []metav1.Condition {
+	get := func(t string) *metav1.Condition { return findCondition(m.Status.Conditions, t) }
+	isSet := func(flag *bool) bool { return flag != nil && *flag }
+	bootstrapCreated := isSet(m.Status.Initialization.BootstrapDataSecretCreated)
+	infraProvisioned := isSet(m.Status.Initialization.InfrastructureProvisioned)
+
+	out := make([]metav1.Condition, 0, len(clusterAPICatalogTypes))
+	add := func(c *metav1.Condition) {
+		if c != nil {
+			out = append(out, *c)
+		}
+	}
+	add(initialized(get(clusterv1.MachineBootstrapConfigReadyCondition), v1alpha1.MachineBootstrapConfigReadyCondition,
+		bootstrapCreated, v1alpha1.MachineBootstrapDataSecretCreatedReason, v1alpha1.MachineBootstrapConfigNotReadyReason))
+
+	infra := initialized(get(clusterv1.MachineInfrastructureReadyCondition), v1alpha1.MachineInfrastructureReadyCondition,
+		infraProvisioned, v1alpha1.MachineInfrastructureProvisionedReason, v1alpha1.MachineInfrastructureNotProvisionedReason)
+	if infra != nil && infra.Status == metav1.ConditionFalse &&
+		(!bootstrapCreated || infra.Reason == clusterv1.MachineInfrastructureDoesNotExistReason) {
+		infra.Status = metav1.ConditionUnknown
+	}
+	add(infra)
+
+	if nodeReady := get(clusterv1.MachineNodeReadyCondition); nodeReady != nil {
+		c := *nodeReady
+		if c.Status == metav1.ConditionFalse && c.Reason == clusterv1.MachineNodeDeletedReason {
+			c.Status = metav1.ConditionUnknown
+		}
+		add(&c)
+	}
+	for _, t := range []string{
+		clusterv1.MachineNodeHealthyCondition,
+		clusterv1.MachineHealthCheckSucceededCondition,
+		clusterv1.MachineUpdatingCondition,
+		clusterv1.MachineDeletingCondition,
+		clusterv1.PausedCondition,
+	} {
+		add(get(t))
+	}
+	return out
+}
+
+// initialized maps a Cluster API condition (nil when missing) whose True state Cluster API
+// records in an initialization flag: True when the flag is set, else the condition with a True
+// status turned False. It returns a new condition, or nil.
+func initialized(c *metav1.Condition, conditionType string, flag bool, trueReason, notYetReason string) *metav1.Condition {
+	switch {
+	case flag && c != nil && c.Status == metav1.ConditionTrue:
+		out := *c
+		return &out
+	case flag:
+		return &metav1.Condition{Type: conditionType, Status: metav1.ConditionTrue, Reason: trueReason}
+	case c == nil:
+		return nil
+	case c.Status == metav1.ConditionTrue:
+		return &metav1.Condition{Type: conditionType, Status: metav1.ConditionFalse, Reason: notYetReason,
+			Message: "the Cluster API Machine's status.initialization does not report it yet", LastTransitionTime: c.LastTransitionTime}
+	}
+	out := *c
+	return &out
+}

@@ -1,0 +1,88 @@
+package aggregate
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestWriteLine checks that writeLine, which builds a summary line without intermediate
+// strings, writes exactly line(): ReplaceAll of the newlines, then conditions.TruncateTo.
+func TestWriteLine(t *testing.T) {
+	pieces := []string{"a", "é", "🙂", "\n", " ", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	items := []summaryItem{
+		{conditionType: "Ready", missing: true},
+		{conditionType: "NodeReady", text: ""},
+		{conditionType: "NodeReady", text: "a\nb\n"},
+		{conditionType: "NodeReady", text: strings.Repeat("x", 500)},
+		{conditionType: "NodeReady", text: strings.Repeat("é", 300)},
+		{conditionType: "NodeReady", text: strings.Repeat("\n", 300)},
+	}
+	for range 2000 {
+		var text strings.Builder
+		for range rng.IntN(80) {
+			text.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		items = append(items, summaryItem{conditionType: strings.Repeat("T", 1+rng.IntN(60)), text: text.String()})
+	}
+	for _, item := range items {
+		var b strings.Builder
+		item.writeLine(&b)
+		if got, want := b.String(), item.line(); got != want {
+			t.Fatalf("writeLine(%q, %q) =\n%q\nwant\n%q", item.conditionType, item.text, got, want)
+		}
+	}
+}
+
+// TestValidatedScopes checks that remembering validated scopes changes no result: a scope is
+// remembered only once it passed, per target, and many goroutines may share the memory.
+func TestValidatedScopes(t *testing.T) {
+	obj := &testObject{}
+	valid := []SummaryOption{ForConditionTypes("B", "A", "A")}
+	for range 2 {
+		if _, err := NewSummaryCondition(obj, "Ready", valid...); err != nil {
+			t.Fatalf("valid scope: %v", err)
+		}
+	}
+	for _, tc := range []struct {
+		target string
+		scope  []string
+	}{
+		{"Ready", []string{"A", "B", "not valid"}},
+		{"A", []string{"A", "B"}}, // the same scope, but the target is in it
+		{"bad target!", []string{"A", "B"}},
+		{"Ready", nil},
+	} {
+		for range 2 {
+			if _, err := NewSummaryCondition(obj, tc.target, ForConditionTypes(tc.scope...)); err == nil {
+				t.Errorf("NewSummaryCondition(%q, %q) = nil error, want a *SummaryConfigError", tc.target, tc.scope)
+			}
+		}
+	}
+	// More distinct valid scopes than remembered, from several goroutines.
+	done := make(chan bool)
+	for g := range 4 {
+		go func() {
+			for i := range 50 {
+				scope := []string{"A", strings.Repeat("X", 1+(g*50+i)%(2*maxValidatedScopes))}
+				if _, err := NewSummaryCondition(obj, "Ready", ForConditionTypes(scope...)); err != nil {
+					t.Error(err)
+				}
+			}
+			done <- true
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	if list := validatedScopes.Load(); list == nil || len(*list) > maxValidatedScopes {
+		t.Errorf("validatedScopes holds %v entries, want 1 to %d", list, maxValidatedScopes)
+	}
+}
+
+type testObject struct{}
+
+func (testObject) GetConditions() []metav1.Condition { return nil }

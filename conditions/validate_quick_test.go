@@ -1,0 +1,98 @@
+package conditions
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestQuickValid checks the quick path of Validate against the full validation on the edges of
+// every rule: quickValid must never accept what validate rejects, and must accept the valid
+// conditions (otherwise the quick path would not pay). FuzzValidate checks Validate as a whole
+// against apimachinery and an independent oracle.
+func TestQuickValid(t *testing.T) {
+	ok := metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "NoIssuesReported",
+		LastTransitionTime: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
+	label63 := strings.Repeat("a", 63)
+	tests := []struct {
+		name string
+		edit func(*metav1.Condition)
+	}{
+		{"valid", func(*metav1.Condition) {}},
+		{"status False", func(c *metav1.Condition) { c.Status = metav1.ConditionFalse }},
+		{"status Unknown", func(c *metav1.Condition) { c.Status = metav1.ConditionUnknown }},
+		{"status empty", func(c *metav1.Condition) { c.Status = "" }},
+		{"status lower case", func(c *metav1.Condition) { c.Status = "true" }},
+		{"negative generation", func(c *metav1.Condition) { c.ObservedGeneration = -1 }},
+		{"zero time", func(c *metav1.Condition) { c.LastTransitionTime = metav1.Time{} }},
+		{"message 32768 bytes", func(c *metav1.Condition) { c.Message = strings.Repeat("x", 32768) }},
+		{"message 32769 bytes", func(c *metav1.Condition) { c.Message = strings.Repeat("x", 32769) }},
+		{"type empty", func(c *metav1.Condition) { c.Type = "" }},
+		{"type one character", func(c *metav1.Condition) { c.Type = "R" }},
+		{"type digits", func(c *metav1.Condition) { c.Type = "123-abc" }},
+		{"type with dots, dashes, underscores", func(c *metav1.Condition) { c.Type = "my.Name-x_y" }},
+		{"type starts with dash", func(c *metav1.Condition) { c.Type = "-Ready" }},
+		{"type ends with dot", func(c *metav1.Condition) { c.Type = "Ready." }},
+		{"type with space", func(c *metav1.Condition) { c.Type = "Node Ready" }},
+		{"type non-ASCII", func(c *metav1.Condition) { c.Type = "Prêt" }},
+		{"type name 63", func(c *metav1.Condition) { c.Type = label63 }},
+		{"type name 64", func(c *metav1.Condition) { c.Type = label63 + "a" }},
+		{"prefixed type", func(c *metav1.Condition) { c.Type = "example.com/Backup" }},
+		{"prefix with dash", func(c *metav1.Condition) { c.Type = "my-org.example.com/Backup" }},
+		{"prefix upper case", func(c *metav1.Condition) { c.Type = "Example.com/Backup" }},
+		{"prefix empty", func(c *metav1.Condition) { c.Type = "/Backup" }},
+		{"prefix empty label", func(c *metav1.Condition) { c.Type = "example..com/Backup" }},
+		{"prefix leading dot", func(c *metav1.Condition) { c.Type = ".example.com/Backup" }},
+		{"prefix trailing dash", func(c *metav1.Condition) { c.Type = "example-.com/Backup" }},
+		{"prefix underscore", func(c *metav1.Condition) { c.Type = "ex_ample.com/Backup" }},
+		{"name empty after prefix", func(c *metav1.Condition) { c.Type = "example.com/" }},
+		{"two slashes", func(c *metav1.Condition) { c.Type = "a/b/Backup" }},
+		{"prefix 253", func(c *metav1.Condition) {
+			c.Type = strings.Repeat(label63+".", 3) + strings.Repeat("b", 61) + "/X"
+		}},
+		{"prefix 254", func(c *metav1.Condition) {
+			c.Type = strings.Repeat(label63+".", 3) + strings.Repeat("b", 62) + "/X"
+		}},
+		{"type 316", func(c *metav1.Condition) {
+			c.Type = strings.Repeat(label63+".", 3) + strings.Repeat("b", 61) + "/" + label63[:62]
+		}},
+		{"type 317", func(c *metav1.Condition) {
+			c.Type = strings.Repeat(label63+".", 3) + strings.Repeat("b", 61) + "/" + label63
+		}},
+		{"reason empty", func(c *metav1.Condition) { c.Reason = "" }},
+		{"reason one letter", func(c *metav1.Condition) { c.Reason = "A" }},
+		{"reason starts with digit", func(c *metav1.Condition) { c.Reason = "1Reason" }},
+		{"reason with , : _", func(c *metav1.Condition) { c.Reason = "A,B:C_d_" }},
+		{"reason ends with colon", func(c *metav1.Condition) { c.Reason = "Reason:" }},
+		{"reason with dash", func(c *metav1.Condition) { c.Reason = "Not-Ready" }},
+		{"reason with space", func(c *metav1.Condition) { c.Reason = "Not Ready" }},
+		{"reason 1024", func(c *metav1.Condition) { c.Reason = "R" + strings.Repeat("x", 1023) }},
+		{"reason 1025", func(c *metav1.Condition) { c.Reason = "R" + strings.Repeat("x", 1024) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := ok
+			tt.edit(&c)
+			quick, full := quickValid(c), validate(c) == nil
+			if quick && !full {
+				t.Fatalf("quickValid accepts %q/%q/%q, which validate rejects: %v", c.Type, c.Status, c.Reason, validate(c))
+			}
+			if full && !quick {
+				t.Errorf("quickValid rejects a valid condition %q/%q/%q: the quick path misses a common case", c.Type, c.Status, c.Reason)
+			}
+		})
+	}
+}
+
+func BenchmarkValidate(b *testing.B) {
+	c := metav1.Condition{Type: "example.com/NetworkAttached", Status: metav1.ConditionTrue, Reason: "Attached",
+		Message: "attached to vpc-0123", LastTransitionTime: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Validate(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
