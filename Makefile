@@ -84,6 +84,14 @@ fuzz: ## Run every fuzz target for FUZZTIME each (default 1m each; make test run
 		go test -count=1 -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) ./conditions || exit 1; \
 	done
 
+##@ Benchmarks
+
+BENCH_COUNT ?= 10
+
+.PHONY: bench
+bench: ## Benchmark machinestatus against Cluster API side by side (hack/bench, BENCH_COUNT runs); refresh docs/benchmarks.md.
+	cd hack/bench && go run ./cmd/benchtable -count $(BENCH_COUNT) -doc ../../docs/benchmarks.md
+
 ##@ Run
 
 .PHONY: demo
@@ -100,12 +108,12 @@ build: ## Build the manager binary into bin/manager.
 	go build -o $(MANAGER) ./cmd/manager
 
 .PHONY: run
-run: ## Run the manager against the cluster in the current kubeconfig.
-	go run ./cmd/manager
+run: build ## Run the manager against the cluster in the current kubeconfig.
+	$(MANAGER)
 
 .PHONY: run-embedded
-run-embedded: tools ## Run the manager on its own embedded kube-apiserver + etcd.
-	go run ./cmd/manager --embedded
+run-embedded: tools build ## Run the manager on its own embedded kube-apiserver + etcd (Ctrl-C stops both).
+	$(MANAGER) --embedded
 
 .PHONY: install
 install: $(KUBECTL) ## Install the CRDs into the cluster in the current kubeconfig.

@@ -27,8 +27,10 @@ func TestScaleWritesN100(t *testing.T) {
 	if res.StatusWrites > res.DistinctStatuses {
 		t.Errorf("%d status writes for %d distinct statuses: more than one write per real change", res.StatusWrites, res.DistinctStatuses)
 	}
-	if res.DistinctStatuses < 3*res.N {
-		t.Errorf("only %d distinct statuses for %d Machines: the observer missed the lifecycle", res.DistinctStatuses, res.N)
+	// Every Machine has at least a first status and Running, and each flip adds two: fewer
+	// means the observer missed changes, and the write comparison above proves nothing.
+	if low := 2*res.N + 2*res.Flipped; res.DistinctStatuses < low {
+		t.Errorf("only %d distinct statuses for %d Machines and %d flips (at least %d): the observer missed changes", res.DistinctStatuses, res.N, res.Flipped, low)
 	}
 	if len(res.FlipLatencies) != 2*res.Flipped {
 		t.Errorf("measured %d flip latencies, want %d", len(res.FlipLatencies), 2*res.Flipped)
