@@ -1,26 +1,35 @@
 package controllers
 
 import (
-	"k8s.io/apimachinery/pkg/labels"
-
-	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
 )
 
-// CacheOptions returns the manager cache options the reconciler is designed for: managedFields
-// are dropped from every cached object and Node images from Nodes, since the controller never
-// reads them (less memory per Machine at fleet scale). Only Machines matching machineSelector
-// are cached, and so reconciled; nil means every Machine. Managers with disjoint selectors split
-// a fleet between them without overlap.
+// lastAppliedAnnotation is kubectl's copy of the last applied object; never read here.
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// CacheOptions returns the manager cache options the reconciler is designed for. The cache keeps
+// only what the controller reads, for a small memory footprint per Machine at fleet scale:
+//   - managedFields are dropped from every object, kubectl's last-applied annotation from
+//     Machines;
+//   - Nodes keep their name, providerID, unschedulable, conditions and kubelet version;
+//   - referenced infrastructure and bootstrap objects (unstructured) keep their metadata
+//     identity, spec.providerID and the contract's status fields.
+//
+// Only Machines matching machineSelector are cached, and so reconciled; nil means every Machine.
+// Managers with disjoint selectors split a fleet between them without overlap.
 func CacheOptions(machineSelector labels.Selector) cache.Options {
-	machines := cache.ByObject{}
+	machines := cache.ByObject{Transform: stripMachine}
 	if machineSelector != nil && !machineSelector.Empty() {
 		machines.Label = machineSelector
 	}
 	return cache.Options{
-		DefaultTransform: cache.TransformStripManagedFields(),
+		DefaultTransform: stripDefault,
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.Node{}:      {Transform: stripNode},
 			&v1alpha1.Machine{}: machines,
@@ -28,10 +37,69 @@ func CacheOptions(machineSelector labels.Selector) cache.Options {
 	}
 }
 
-func stripNode(obj any) (any, error) {
-	if n, ok := obj.(*corev1.Node); ok {
-		n.ManagedFields = nil
-		n.Status.Images = nil
+// stripDefault drops managedFields and reduces unstructured objects (the referenced kinds) to
+// the fields of the Cluster API contract.
+func stripDefault(obj any) (any, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return stripContractObject(u), nil
+	}
+	return cache.TransformStripManagedFields()(obj)
+}
+
+func stripMachine(obj any) (any, error) {
+	if m, ok := obj.(*v1alpha1.Machine); ok {
+		m.ManagedFields = nil
+		delete(m.Annotations, lastAppliedAnnotation)
 	}
 	return obj, nil
+}
+
+func stripNode(obj any) (any, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil
+	}
+	kept := &corev1.Node{}
+	kept.TypeMeta = n.TypeMeta
+	kept.Name, kept.UID, kept.ResourceVersion, kept.Generation = n.Name, n.UID, n.ResourceVersion, n.Generation
+	kept.CreationTimestamp, kept.DeletionTimestamp = n.CreationTimestamp, n.DeletionTimestamp
+	kept.Spec.ProviderID, kept.Spec.Unschedulable = n.Spec.ProviderID, n.Spec.Unschedulable
+	kept.Status.Conditions = n.Status.Conditions
+	kept.Status.NodeInfo.KubeletVersion = n.Status.NodeInfo.KubeletVersion
+	return kept, nil
+}
+
+// contractStatusFields are the status fields readContract and readyConditionMessage read.
+var contractStatusFields = []string{
+	"initialization", "ready", "failureReason", "failureMessage", "deprecated", "dataSecretName", "conditions", "v1beta2",
+}
+
+func stripContractObject(u *unstructured.Unstructured) *unstructured.Unstructured {
+	kept := &unstructured.Unstructured{Object: map[string]any{}}
+	kept.SetAPIVersion(u.GetAPIVersion())
+	kept.SetKind(u.GetKind())
+	kept.SetName(u.GetName())
+	kept.SetNamespace(u.GetNamespace())
+	kept.SetUID(u.GetUID())
+	kept.SetResourceVersion(u.GetResourceVersion())
+	kept.SetGeneration(u.GetGeneration())
+	kept.SetCreationTimestamp(u.GetCreationTimestamp())
+	kept.SetDeletionTimestamp(u.GetDeletionTimestamp())
+	if spec, ok := u.Object["spec"].(map[string]any); ok {
+		if id, ok := spec["providerID"]; ok {
+			kept.Object["spec"] = map[string]any{"providerID": id}
+		}
+	}
+	if status, ok := u.Object["status"].(map[string]any); ok {
+		s := map[string]any{}
+		for _, f := range contractStatusFields {
+			if v, ok := status[f]; ok {
+				s[f] = v
+			}
+		}
+		kept.Object["status"] = s
+	} else if status, ok := u.Object["status"]; ok {
+		kept.Object["status"] = status // keep a malformed status so that it is reported as such
+	}
+	return kept
 }

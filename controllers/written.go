@@ -28,8 +28,15 @@ type written struct {
 func (w *writtenStatuses) alreadyWritten(m *v1alpha1.Machine, status *v1alpha1.MachineStatus) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	last, ok := w.m[keyOf(m)]
-	return ok && last.fromResourceVersion == m.ResourceVersion && equality.Semantic.DeepEqual(last.status, *status)
+	key := keyOf(m)
+	last, ok := w.m[key]
+	if ok && last.fromResourceVersion != m.ResourceVersion {
+		// The cache has caught up (or someone else wrote): it alone decides from now on, and
+		// nothing is kept for a Machine at rest.
+		delete(w.m, key)
+		return false
+	}
+	return ok && equality.Semantic.DeepEqual(last.status, *status)
 }
 
 // record remembers that status was written from the version before had.
