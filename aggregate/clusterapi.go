@@ -155,60 +155,65 @@ func clusterAPIConditions(m *clusterv1.Machine) []metav1.Condition {
 	get := func(t string) *metav1.Condition { return findCondition(m.Status.Conditions, t) }
 	isSet := func(flag *bool) bool { return flag != nil && *flag }
 	bootstrapCreated := isSet(m.Status.Initialization.BootstrapDataSecretCreated)
-	infraProvisioned := isSet(m.Status.Initialization.InfrastructureProvisioned)
 
-	out := make([]metav1.Condition, 0, len(clusterAPICatalogTypes))
-	add := func(c *metav1.Condition) {
-		if c != nil {
-			out = append(out, *c)
-		}
-	}
-	add(initialized(get(clusterv1.MachineBootstrapConfigReadyCondition), v1alpha1.MachineBootstrapConfigReadyCondition,
-		bootstrapCreated, v1alpha1.MachineBootstrapDataSecretCreatedReason, v1alpha1.MachineBootstrapConfigNotReadyReason))
-
-	infra := initialized(get(clusterv1.MachineInfrastructureReadyCondition), v1alpha1.MachineInfrastructureReadyCondition,
-		infraProvisioned, v1alpha1.MachineInfrastructureProvisionedReason, v1alpha1.MachineInfrastructureNotProvisionedReason)
-	if infra != nil && infra.Status == metav1.ConditionFalse &&
+	bootstrap, hasBootstrap := initialized(get(clusterv1.MachineBootstrapConfigReadyCondition),
+		v1alpha1.MachineBootstrapConfigReadyCondition, bootstrapCreated,
+		v1alpha1.MachineBootstrapDataSecretCreatedReason, v1alpha1.MachineBootstrapConfigNotReadyReason)
+	infra, hasInfra := initialized(get(clusterv1.MachineInfrastructureReadyCondition),
+		v1alpha1.MachineInfrastructureReadyCondition, isSet(m.Status.Initialization.InfrastructureProvisioned),
+		v1alpha1.MachineInfrastructureProvisionedReason, v1alpha1.MachineInfrastructureNotProvisionedReason)
+	if hasInfra && infra.Status == metav1.ConditionFalse &&
 		(!bootstrapCreated || infra.Reason == clusterv1.MachineInfrastructureDoesNotExistReason) {
 		infra.Status = metav1.ConditionUnknown
 	}
-	add(infra)
-
-	if nodeReady := get(clusterv1.MachineNodeReadyCondition); nodeReady != nil {
-		c := *nodeReady
-		if c.Status == metav1.ConditionFalse && c.Reason == clusterv1.MachineNodeDeletedReason {
-			c.Status = metav1.ConditionUnknown
+	var nodeReady metav1.Condition
+	hasNodeReady := false
+	if c := get(clusterv1.MachineNodeReadyCondition); c != nil {
+		nodeReady, hasNodeReady = *c, true
+		if nodeReady.Status == metav1.ConditionFalse && nodeReady.Reason == clusterv1.MachineNodeDeletedReason {
+			nodeReady.Status = metav1.ConditionUnknown
 		}
-		add(&c)
 	}
-	for _, t := range []string{
-		clusterv1.MachineNodeHealthyCondition,
-		clusterv1.MachineHealthCheckSucceededCondition,
-		clusterv1.MachineUpdatingCondition,
-		clusterv1.MachineDeletingCondition,
-		clusterv1.PausedCondition,
-	} {
-		add(get(t))
+
+	// Room for the eight mapped types and the readiness gates MachineFromClusterAPI appends.
+	out := make([]metav1.Condition, 0, 8+len(m.Spec.ReadinessGates))
+	add := func(c metav1.Condition, ok bool) {
+		if ok {
+			out = append(out, c)
+		}
 	}
+	copyAsIs := func(t string) {
+		if c := get(t); c != nil {
+			out = append(out, *c)
+		}
+	}
+	// In catalog order (conditions.Compare), so that MachineFromClusterAPI's sort finds them
+	// sorted.
+	add(bootstrap, hasBootstrap)
+	copyAsIs(clusterv1.MachineDeletingCondition)
+	copyAsIs(clusterv1.MachineHealthCheckSucceededCondition)
+	add(infra, hasInfra)
+	copyAsIs(clusterv1.MachineNodeHealthyCondition)
+	add(nodeReady, hasNodeReady)
+	copyAsIs(clusterv1.PausedCondition)
+	copyAsIs(clusterv1.MachineUpdatingCondition)
 	return out
 }
 
 // initialized maps a Cluster API condition (nil when missing) whose True state Cluster API
 // records in an initialization flag: True when the flag is set, else the condition with a True
-// status turned False. It returns a new condition, or nil.
-func initialized(c *metav1.Condition, conditionType string, flag bool, trueReason, notYetReason string) *metav1.Condition {
+// status turned False. It reports false when there is nothing to map.
+func initialized(c *metav1.Condition, conditionType string, flag bool, trueReason, notYetReason string) (metav1.Condition, bool) {
 	switch {
 	case flag && c != nil && c.Status == metav1.ConditionTrue:
-		out := *c
-		return &out
+		return *c, true
 	case flag:
-		return &metav1.Condition{Type: conditionType, Status: metav1.ConditionTrue, Reason: trueReason}
+		return metav1.Condition{Type: conditionType, Status: metav1.ConditionTrue, Reason: trueReason}, true
 	case c == nil:
-		return nil
+		return metav1.Condition{}, false
 	case c.Status == metav1.ConditionTrue:
-		return &metav1.Condition{Type: conditionType, Status: metav1.ConditionFalse, Reason: notYetReason,
-			Message: "the Cluster API Machine's status.initialization does not report it yet", LastTransitionTime: c.LastTransitionTime}
+		return metav1.Condition{Type: conditionType, Status: metav1.ConditionFalse, Reason: notYetReason,
+			Message: "the Cluster API Machine's status.initialization does not report it yet", LastTransitionTime: c.LastTransitionTime}, true
 	}
-	out := *c
-	return &out
+	return *c, true
 }
