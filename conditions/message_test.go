@@ -1,6 +1,7 @@
 package conditions_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -109,4 +110,23 @@ func tail(s string) string {
 		return s
 	}
 	return s[len(s)-n:]
+}
+
+// TestTruncateMessageInvalidUTF8: invalid bytes become U+FFFD one by one, as JSON encoding
+// does, so a stored message survives a round trip.
+func TestTruncateMessageInvalidUTF8(t *testing.T) {
+	for _, in := range []string{"\xee", "a\xff\xfeb", "ok \xe2\x82", "valid \uFFFD"} {
+		got := conditions.TruncateMessage(in)
+		b, err := json.Marshal(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back string
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back != got || !utf8.ValidString(got) {
+			t.Errorf("TruncateMessage(%q) = %q, which JSON turns into %q", in, got, back)
+		}
+	}
 }

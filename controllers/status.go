@@ -165,7 +165,7 @@ func setUpdatingCondition(w *conditionWriter, node *corev1.Node) bool {
 	}
 	switch {
 	case node == nil:
-		w.set(t, metav1.ConditionFalse, v1alpha1.MachineNotUpdatingReason, "no Node yet")
+		w.set(t, metav1.ConditionFalse, v1alpha1.MachineNotUpdatingReason, "there is no Node")
 	case node.Status.NodeInfo.KubeletVersion == "":
 		w.set(t, metav1.ConditionFalse, v1alpha1.MachineNotUpdatingReason, "Node has not reported its kubelet version yet")
 	case sameVersion(node.Status.NodeInfo.KubeletVersion, want):
