@@ -72,11 +72,8 @@ func TestKubectl(t *testing.T) {
 		`^NAME\s+PHASE\s+READY\s+REASON\s+LAST-OP\s+OP-STATE\s+NODE\s+AGE\s+VERSION\s+PROVIDERID$`,
 		`^k1\s+Running\s+True\s+NoIssuesReported\s+Create\s+Successful\s+\S+\s+\d+s\s+v1\.36\.3\s+`+regexp.QuoteMeta(pid)+`$`)
 
-	out, err = kubectl(t, "-n", ns, "describe", "machine", "k1")
-	if err != nil {
-		t.Fatalf("kubectl describe machine: %v: %s", err, out)
-	}
-	wantLines(t, "kubectl describe machine", out,
+	// Events are recorded asynchronously: describe until they are all there (bounded).
+	describePatterns := []string{
 		`^\s+Phase:\s+Running$`,
 		`^\s+Last Operation:$`,
 		`^\s+Type:\s+Create$`,
@@ -85,14 +82,36 @@ func TestKubectl(t *testing.T) {
 		`^\s+Type:\s+NodeReady$`,
 		`^\s+Type:\s+InfrastructureReady$`,
 		`^Events:$`,
-		`^\s+Normal\s+PhaseChanged\s+.*Phase changed from \w+ to Running$`,
-		`^\s+Normal\s+OperationSucceeded\s+.*Create succeeded$`)
+		`^\s+Normal\s+MachinePending\s+.*Phase changed from none to Pending$`,
+		`^\s+Normal\s+MachineRunning\s+.*Phase changed from \w+ to Running$`,
+		`^\s+Normal\s+CreateSucceeded\s+.*Create succeeded$`,
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		out, err = kubectl(t, "-n", ns, "describe", "machine", "k1")
+		if err != nil {
+			t.Fatalf("kubectl describe machine: %v: %s", err, out)
+		}
+		if missingLines(out, describePatterns...) == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	wantLines(t, "kubectl describe machine", out, describePatterns...)
 }
 
 // wantLines fails unless every pattern matches some line of out.
 func wantLines(t *testing.T, what, out string, patterns ...string) {
 	t.Helper()
+	for _, p := range missingLines(out, patterns...) {
+		t.Errorf("%s: no line matches %q in:\n%s", what, p, out)
+	}
+}
+
+// missingLines returns the patterns that match no line of out.
+func missingLines(out string, patterns ...string) []string {
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	var missing []string
 	for _, p := range patterns {
 		re := regexp.MustCompile(p)
 		found := false
@@ -103,7 +122,8 @@ func wantLines(t *testing.T, what, out string, patterns ...string) {
 			}
 		}
 		if !found {
-			t.Errorf("%s: no line matches %q in:\n%s", what, p, out)
+			missing = append(missing, p)
 		}
 	}
+	return missing
 }
