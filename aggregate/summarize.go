@@ -3,8 +3,6 @@ package aggregate
 import (
 	"slices"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
 )
@@ -75,7 +73,7 @@ func readyOptions(m *v1alpha1.Machine, setOpts []conditions.SetOption, scope, ne
 	negative = append(negative, v1alpha1.MachineDeletingCondition)
 	for _, g := range m.Spec.ReadinessGates {
 		t := g.ConditionType
-		if t == v1alpha1.MachineReadyCondition || slices.Contains(scope, t) || !isQualifiedName(t) {
+		if t == v1alpha1.MachineReadyCondition || slices.Contains(scope, t) || !isValidType(t) {
 			continue
 		}
 		scope = append(scope, t)
@@ -95,10 +93,11 @@ func readyOptions(m *v1alpha1.Machine, setOpts []conditions.SetOption, scope, ne
 	return o
 }
 
-// isQualifiedName is len(validation.IsQualifiedName(t)) == 0, taking the quick path of
-// conditionTypeProblems for the usual valid type.
-func isQualifiedName(t string) bool {
-	return conditionTypeProblems(t) == nil || len(validation.IsQualifiedName(t)) == 0
+// isValidType reports whether t can be a condition type: the same rules as the summary's scope
+// (conditions.Validate), so a gate the summary would refuse is skipped rather than making
+// Summarize leave Ready unwritten.
+func isValidType(t string) bool {
+	return conditionTypeProblems(t) == nil
 }
 
 // ignoreDeletingIfMissing is the IgnoreTypesIfMissing of a Machine without a deletionTimestamp.

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 )
 
@@ -56,16 +54,4 @@ func NegativePolarityTypes() []string {
 	}
 	slices.SortFunc(out, Compare)
 	return out
-}
-
-// IsGood reports whether c is in its good state: True for a positive type, False for a negative
-// one. Unknown and a nil c are never good.
-func IsGood(c *metav1.Condition) bool {
-	if c == nil {
-		return false
-	}
-	if IsNegativePolarity(c.Type) {
-		return c.Status == "False"
-	}
-	return c.Status == "True"
 }
