@@ -15,11 +15,7 @@ import (
 //   - a phase change: reason "Machine<Phase>" (e.g. MachineRunning), Warning for MachineFailed;
 //   - an operation result: reason "<Type>Succeeded" (e.g. CreateSucceeded, Normal) or
 //     "<Type>Failed" (e.g. HealthCheckFailed, Warning).
-const (
-	// EventMachineFailed is the reason of the Warning emitted when the phase becomes Failed.
-	EventMachineFailed = "MachineFailed"
-)
-
+//
 // eventAction is the action field of the events this controller emits.
 const eventAction = "Observe"
 
@@ -35,29 +31,50 @@ func OperationEventReason(t v1alpha1.MachineOperationType, s v1alpha1.MachineOpe
 	return string(t) + "Succeeded"
 }
 
-func (r *MachineReconciler) recordEvents(before, after *v1alpha1.Machine) {
-	if p0, p1 := before.Status.Phase, after.Status.Phase; p0 != p1 {
-		from := string(p0)
-		if from == "" {
-			from = "none"
-		}
+// transition is what a status write changed that events and metrics report.
+type transition struct {
+	// from and to are the phases before and after; phaseChanged says whether they differ.
+	from, to     v1alpha1.MachinePhase
+	phaseChanged bool
+	// result is the new lastOperation when it just became Successful or Failed, else nil.
+	result *v1alpha1.LastOperation
+}
+
+func transitionOf(before, after *v1alpha1.Machine) transition {
+	t := transition{from: before.Status.Phase, to: after.Status.Phase}
+	t.phaseChanged = t.from != t.to
+	op0, op1 := before.Status.LastOperation, after.Status.LastOperation
+	if op1 != nil && op1.State != v1alpha1.MachineOperationStateProcessing &&
+		(op0 == nil || op0.Type != op1.Type || op0.State != op1.State) {
+		t.result = op1
+	}
+	return t
+}
+
+// fromLabel names the previous phase, "none" for a Machine's first status.
+func (t transition) fromLabel() string {
+	if t.from == "" {
+		return "none"
+	}
+	return string(t.from)
+}
+
+func (r *MachineReconciler) recordEvents(after *v1alpha1.Machine, t transition) {
+	if t.phaseChanged {
 		kind := corev1.EventTypeNormal
-		if p1 == v1alpha1.MachinePhaseFailed {
+		if t.to == v1alpha1.MachinePhaseFailed {
 			kind = corev1.EventTypeWarning
 		}
-		r.Recorder.Eventf(after, nil, kind, PhaseEventReason(p1), eventAction, "Phase changed from %s to %s", from, p1)
+		r.Recorder.Eventf(after, nil, kind, PhaseEventReason(t.to), eventAction, "Phase changed from %s to %s", t.fromLabel(), t.to)
 	}
-	op0, op1 := before.Status.LastOperation, after.Status.LastOperation
-	if op1 == nil || (op0 != nil && op0.Type == op1.Type && op0.State == op1.State) {
-		return
-	}
-	switch op1.State {
-	case v1alpha1.MachineOperationStateSuccessful:
-		r.Recorder.Eventf(after, nil, corev1.EventTypeNormal, OperationEventReason(op1.Type, op1.State), eventAction,
-			"%s succeeded", op1.Type)
-	case v1alpha1.MachineOperationStateFailed:
-		r.Recorder.Eventf(after, nil, corev1.EventTypeWarning, OperationEventReason(op1.Type, op1.State), eventAction,
-			"%s: %s", op1.Type, oneLine(op1.Description))
+	switch op := t.result; {
+	case op == nil:
+	case op.State == v1alpha1.MachineOperationStateSuccessful:
+		r.Recorder.Eventf(after, nil, corev1.EventTypeNormal, OperationEventReason(op.Type, op.State), eventAction,
+			"%s succeeded", op.Type)
+	default:
+		r.Recorder.Eventf(after, nil, corev1.EventTypeWarning, OperationEventReason(op.Type, op.State), eventAction,
+			"%s: %s", op.Type, oneLine(op.Description))
 	}
 }
 

@@ -141,8 +141,9 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 			return ctrl.Result{}, err
 		}
 		r.written.record(before, &m.Status)
-		r.recordEvents(before, m)
-		recordTransition(before, m)
+		t := transitionOf(before, m)
+		r.recordEvents(m, t)
+		recordTransition(t)
 	}
 	r.phases.set(req.NamespacedName, m.Status.Phase)
 	if next.IsZero() {

@@ -67,17 +67,11 @@ func (g *phaseGauge) set(key types.NamespacedName, p v1alpha1.MachinePhase) {
 }
 
 // recordTransition counts a written phase change and operation result.
-func recordTransition(before, after *v1alpha1.Machine) {
-	if p0, p1 := before.Status.Phase, after.Status.Phase; p0 != p1 {
-		from := string(p0)
-		if from == "" {
-			from = "none"
-		}
-		phaseTransitionsMetric.WithLabelValues(from, string(p1)).Inc()
+func recordTransition(t transition) {
+	if t.phaseChanged {
+		phaseTransitionsMetric.WithLabelValues(t.fromLabel(), string(t.to)).Inc()
 	}
-	op0, op1 := before.Status.LastOperation, after.Status.LastOperation
-	if op1 != nil && op1.State != v1alpha1.MachineOperationStateProcessing &&
-		(op0 == nil || op0.Type != op1.Type || op0.State != op1.State) {
-		operationResultsMetric.WithLabelValues(string(op1.Type), string(op1.State)).Inc()
+	if t.result != nil {
+		operationResultsMetric.WithLabelValues(string(t.result.Type), string(t.result.State)).Inc()
 	}
 }
