@@ -4,19 +4,13 @@ import (
 	"context"
 	"os"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 )
 
-// env is everything the demo started (test/internal/fleet) and what the steps need from it.
+// env is everything the demo started (test/internal/fleet) and the demo's options.
 type env struct {
 	*fleet.Fleet
-	o          options
-	c          client.Client
-	root       string
-	kubeconfig string
-	kubectlBin string
+	o options
 }
 
 // startEnv starts the control plane, kwok, the manager and the simulated provider, printing
@@ -32,7 +26,7 @@ func startEnv(ctx context.Context, o options) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &env{Fleet: f, o: o, c: f.Client, root: f.Root, kubeconfig: f.Kubeconfig, kubectlBin: f.KubectlBin}, nil
+	return &env{Fleet: f, o: o}, nil
 }
 
 func (e *env) stop()                                                     { e.Fleet.Stop() }

@@ -26,8 +26,8 @@ const pollInterval = 200 * time.Millisecond
 // root (the samples are given relative to it).
 func (e *env) kubectl(ctx context.Context, args ...string) error {
 	fmt.Printf("$ kubectl %s\n", shellJoin(args))
-	cmd := exec.CommandContext(ctx, e.kubectlBin, append([]string{"--kubeconfig", e.kubeconfig}, args...)...)
-	cmd.Dir = e.root
+	cmd := exec.CommandContext(ctx, e.KubectlBin, append([]string{"--kubeconfig", e.Kubeconfig}, args...)...)
+	cmd.Dir = e.Root
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
@@ -67,7 +67,7 @@ func (e *env) unmet(ctx context.Context, want []expect) ([]string, error) {
 	var out []string
 	for _, w := range want {
 		m := &v1alpha1.Machine{}
-		err := e.c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: w.name}, m)
+		err := e.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: w.name}, m)
 		switch {
 		case apierrors.IsNotFound(err):
 			if !w.gone {
