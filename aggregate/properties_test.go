@@ -487,6 +487,24 @@ func checkSummarize(t *testing.T, _ int, p point, cov *coverage) bool {
 		fail("lastUpdated %s is not an input time", op.LastUpdated.UTC().Format(time.RFC3339))
 	}
 
+	// Stalled mirrors phase Failed for kstatus, and nothing derived reads it.
+	stalled := find(m, v1alpha1.MachineStalledCondition)
+	switch {
+	case m.Status.Phase == v1alpha1.MachinePhaseFailed && (stalled == nil || stalled.Status != T ||
+		stalled.Reason != v1alpha1.MachineFailedReason || stalled.Message != m.Status.LastOperation.Description):
+		fail("phase Failed, lastOperation %+v, but Stalled is %+v", m.Status.LastOperation, stalled)
+	case m.Status.Phase != v1alpha1.MachinePhaseFailed && stalled != nil:
+		fail("phase %s, but Stalled is %+v", m.Status.Phase, stalled)
+	}
+	if stalled != nil {
+		if err := conditions.Validate(*stalled); err != nil {
+			fail("invalid Stalled written: %v", err)
+		}
+		if slices.Contains(v1alpha1.TerminalReasons, stalled.Reason) {
+			fail("Stalled reason %q is a terminal reason", stalled.Reason)
+		}
+	}
+
 	// Idempotent, even with a later clock.
 	first := m.DeepCopy()
 	if aggregate.Summarize(m, later) {

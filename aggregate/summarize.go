@@ -18,7 +18,11 @@ import (
 //     missing condition makes Ready Unknown/NotYetReported, never True. It is written with
 //     conditions.Set and the given options (e.g. conditions.WithClock);
 //  2. status.lastOperation, from LastOperation;
-//  3. status.phase, from Phase.
+//  3. status.phase, from Phase;
+//  4. the Stalled condition, True (reason MachineFailed, lastOperation's description as message)
+//     while the phase is Failed and absent otherwise, so kstatus
+//     (sigs.k8s.io/cli-utils/pkg/kstatus) reports a Failed Machine as Failed. Nothing above
+//     reads Stalled.
 //
 // A readiness gate that is a built-in type of the scope keeps the built-in polarity; a gate
 // whose polarity is empty takes the catalog's (Negative for the types in
@@ -47,6 +51,9 @@ func Summarize(m *v1alpha1.Machine, opts ...conditions.SetOption) bool {
 	}
 	if p := phaseWith(m, signal); p != m.Status.Phase {
 		m.Status.Phase = p
+		changed = true
+	}
+	if setStalledCondition(m, opts) {
 		changed = true
 	}
 	return changed

@@ -20,6 +20,7 @@ var ownedConditionTypes = []string{
 	v1alpha1.MachineStandbyCondition,
 	v1alpha1.MachineDeletingCondition,
 	v1alpha1.MachinePausedCondition,
+	v1alpha1.MachineStalledCondition,
 }
 
 // ownedTypes returns the set of condition types the controller owns on m.

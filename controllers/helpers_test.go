@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -127,11 +128,16 @@ func getMachine(t *testing.T, ns, name string) *v1alpha1.Machine {
 	return m
 }
 
+// updateMachine reads, mutates and updates a Machine, retrying on conflicts with the controller's
+// status writes.
 func updateMachine(t *testing.T, ns, name string, mutate func(*v1alpha1.Machine)) {
 	t.Helper()
-	m := getMachine(t, ns, name)
-	mutate(m)
-	if err := k8s.Update(context.Background(), m); err != nil {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		m := getMachine(t, ns, name)
+		mutate(m)
+		return k8s.Update(context.Background(), m)
+	})
+	if err != nil {
 		t.Fatalf("update Machine: %v", err)
 	}
 }

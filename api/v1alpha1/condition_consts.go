@@ -169,11 +169,23 @@ const (
 	MachineNotPausedReason = "NotPaused"
 )
 
+// Stalled (negative polarity) is set by the machinestatus controller from the phase, for GitOps
+// tools: kstatus (sigs.k8s.io/cli-utils/pkg/kstatus) reports a resource whose Stalled condition
+// is True as Failed. It mirrors phase Failed and is absent otherwise ("abnormal-true" convention);
+// it is derived, so no summary or phase reads it.
+const (
+	// MachineStalledCondition is True while the phase is Failed.
+	MachineStalledCondition = "Stalled"
+
+	// MachineFailedReason: the phase is Failed; the message is lastOperation's description.
+	MachineFailedReason = "MachineFailed"
+)
+
 // NegativePolarityConditions are the catalog's condition types for which True is the bad
 // (or unusual) state.
 var NegativePolarityConditions = []string{
 	MachineUpdatingCondition, MachineDrainingCondition, MachineStandbyCondition,
-	MachineDeletingCondition, MachinePausedCondition,
+	MachineDeletingCondition, MachinePausedCondition, MachineStalledCondition,
 }
 
 // TerminalReasons are the reasons that, on any condition, mean a terminal failure: the phase is

@@ -218,8 +218,10 @@ type MachineStatus struct {
 	// +optional
 	NodeRef *MachineNodeReference `json:"nodeRef,omitempty"`
 
-	// observedGeneration is the metadata.generation the status was computed from.
+	// observedGeneration is the metadata.generation the status was computed from; 0 until a
+	// controller has computed it. kubectl wait and kstatus compare it with metadata.generation.
 	// +optional
+	// +kubebuilder:default=0
 	// +kubebuilder:validation:Minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
@@ -256,8 +258,11 @@ type Machine struct {
 	// +required
 	Spec MachineSpec `json:"spec"`
 
-	// status is what the controllers observed and derived.
+	// status is what the controllers observed and derived. It defaults to
+	// {observedGeneration: 0}, so a Machine no controller has seen yet reads as not observed
+	// (kstatus: InProgress) rather than as having nothing to report.
 	// +optional
+	// +kubebuilder:default={}
 	Status MachineStatus `json:"status,omitempty"`
 }
 
