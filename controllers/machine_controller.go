@@ -36,11 +36,15 @@ const DefaultFieldOwner = "machinestatus"
 // (e.g. when its kind is forbidden), so that no reconcile is stuck.
 const refReadTimeout = 10 * time.Second
 
+// The manager's ClusterRole (config/rbac/role.yaml, `make manifests`): read Machines, Nodes and
+// the Cluster API infrastructure and bootstrap groups; write only Machine status (server-side
+// apply is a PATCH) and events (the events API creates, then patches a series). Referenced kinds
+// in other groups need an extra grant (docs/reliability.md, "Least privilege").
 // +kubebuilder:rbac:groups=machinestatus.io,resources=machines,verbs=get;list;watch
-// +kubebuilder:rbac:groups=machinestatus.io,resources=machines/status,verbs=get;patch
+// +kubebuilder:rbac:groups=machinestatus.io,resources=machines/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io;infrastructure.machinestatus.io,resources=*,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch
 
 // MachineReconciler observes Machines, their Nodes and referenced objects and writes the
 // Machines' status.
