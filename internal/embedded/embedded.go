@@ -31,6 +31,9 @@ type Options struct {
 	KubeconfigPath string
 	// AttachOutput copies the control plane's output to this process's stdout and stderr.
 	AttachOutput bool
+	// APIServerFlags are extra kube-apiserver flags, named without the leading "--" (e.g.
+	// "audit-log-path"); each replaces envtest's value of the same flag.
+	APIServerFlags map[string]string
 }
 
 // ControlPlane is a running kube-apiserver + etcd.
@@ -43,6 +46,8 @@ type ControlPlane struct {
 	KubeconfigPath string
 
 	env *envtest.Environment
+	// certDir keeps kube-apiserver's serving certificates across StopAPIServer/StartAPIServer.
+	certDir string
 }
 
 // ErrAssetsMissing is returned by Start when kube-apiserver or etcd is not in the assets directory.
@@ -55,6 +60,16 @@ func Start(opts Options) (*ControlPlane, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A certificate directory of our own (envtest deletes its temporary one on every stop) lets
+	// the API server restart with the certificates its clients already trust.
+	certDir, err := os.MkdirTemp("", "machinestatus-apiserver-")
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the API server's certificate directory: %w", err)
+	}
+	api := &envtest.APIServer{CertDir: certDir}
+	for name, value := range opts.APIServerFlags {
+		api.Configure().Set(name, value)
+	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:    dir,
 		CRDs:                     opts.CRDs,
@@ -62,12 +77,15 @@ func Start(opts Options) (*ControlPlane, error) {
 		AttachControlPlaneOutput: opts.AttachOutput,
 		ControlPlaneStartTimeout: time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
+		ControlPlane:             envtest.ControlPlane{APIServer: api},
 	}
 	cfg, err := env.Start()
 	if err != nil {
+		_ = env.Stop()
+		_ = os.RemoveAll(certDir)
 		return nil, fmt.Errorf("cannot start kube-apiserver and etcd from %s: %w", dir, err)
 	}
-	cp := &ControlPlane{Config: cfg, Kubeconfig: env.KubeConfig, env: env}
+	cp := &ControlPlane{Config: cfg, Kubeconfig: env.KubeConfig, env: env, certDir: certDir}
 	if opts.KubeconfigPath != "" {
 		if err := os.MkdirAll(filepath.Dir(opts.KubeconfigPath), 0o755); err != nil {
 			_ = cp.Stop()
@@ -87,7 +105,31 @@ func (c *ControlPlane) Stop() error {
 	if c == nil || c.env == nil {
 		return nil
 	}
-	return c.env.Stop()
+	err := c.env.Stop()
+	if c.certDir != "" {
+		_ = os.RemoveAll(c.certDir)
+	}
+	return err
+}
+
+// StopAPIServer stops the kube-apiserver process (SIGTERM, SIGKILL after a minute) and leaves
+// etcd running, to simulate an API server outage. It returns envtest's error when the process
+// cannot be stopped.
+func (c *ControlPlane) StopAPIServer() error {
+	if err := c.env.ControlPlane.APIServer.Stop(); err != nil {
+		return fmt.Errorf("cannot stop kube-apiserver: %w", err)
+	}
+	return nil
+}
+
+// StartAPIServer starts kube-apiserver again after StopAPIServer: same address, certificates,
+// flags and etcd, so Config and Kubeconfig stay valid. It returns once the API server reports
+// healthy, or envtest's error (after at most a minute).
+func (c *ControlPlane) StartAPIServer() error {
+	if err := c.env.ControlPlane.APIServer.Start(); err != nil {
+		return fmt.Errorf("cannot start kube-apiserver again: %w", err)
+	}
+	return nil
 }
 
 func assetsDir(dir string) (string, error) {

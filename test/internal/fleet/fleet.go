@@ -46,6 +46,10 @@ type Options struct {
 	Manager string
 	// ManagerArgs are added to the manager's command line (after --kubeconfig).
 	ManagerArgs []string
+	// NoManager, when true, starts no manager: the caller starts its own with StartManager.
+	NoManager bool
+	// APIServerFlags are extra kube-apiserver flags (see embedded.Options.APIServerFlags).
+	APIServerFlags map[string]string
 	// ProviderConcurrency is how many SimMachines the provider reconciles at once (default 1).
 	ProviderConcurrency int
 	// QPS and Burst of Client and the provider (default: client-go's).
@@ -63,10 +67,12 @@ type Fleet struct {
 	Kubeconfig string
 	KubectlBin string
 
-	CP       *embedded.ControlPlane
-	Kwok     *proc.Process
-	Manager  *proc.Process
-	provider *inProcess
+	CP      *embedded.ControlPlane
+	Kwok    *proc.Process
+	Manager *proc.Process // nil with Options.NoManager
+	// ManagerBin is the manager binary (absolute).
+	ManagerBin string
+	provider   *inProcess
 	// Client talks to the API server with the machinestatus, SimMachine and core types.
 	Client client.Client
 	// Scheme has the machinestatus, SimMachine and core types.
@@ -107,8 +113,7 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 	if err != nil {
 		return e, err
 	}
-	managerBin, err := repo.Binary(e.Root, "MANAGER_BIN", o.Manager)
-	if err != nil {
+	if e.ManagerBin, err = repo.Binary(e.Root, "MANAGER_BIN", o.Manager); err != nil {
 		return e, err
 	}
 	stagesDir, err := kwok.StagesDir(e.Root)
@@ -136,7 +141,7 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 		assets = filepath.Join(e.Root, "bin", "k8s")
 	}
 	t := time.Now()
-	e.CP, err = embedded.Start(embedded.Options{AssetsDir: assets, CRDs: crds, KubeconfigPath: e.Kubeconfig})
+	e.CP, err = embedded.Start(embedded.Options{AssetsDir: assets, CRDs: crds, KubeconfigPath: e.Kubeconfig, APIServerFlags: o.APIServerFlags})
 	if err != nil {
 		return e, err
 	}
@@ -158,16 +163,13 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 	fmt.Fprintf(o.Out, "kwok (pid %d, log %s):\n  %s\n  with stdin = test/kwok/stages/node-not-ready.yaml\n",
 		e.Kwok.Pid(), rel(e.Root, e.Kwok.LogPath), rel(e.Root, strings.Join(kwok.Args(kopts), " ")))
 
-	e.Manager, err = proc.Start(proc.Options{
-		Name:    "manager",
-		Args:    append([]string{managerBin, "--kubeconfig", e.Kubeconfig}, o.ManagerArgs...),
-		LogPath: filepath.Join(e.StateDir, "manager.log"),
-	})
-	if err != nil {
-		return e, err
+	if !o.NoManager {
+		if e.Manager, err = e.StartManager("manager", "", o.ManagerArgs...); err != nil {
+			return e, err
+		}
+		fmt.Fprintf(o.Out, "manager (pid %d, log %s): %s --kubeconfig %s %s\n",
+			e.Manager.Pid(), rel(e.Root, e.Manager.LogPath), rel(e.Root, e.ManagerBin), rel(e.Root, e.Kubeconfig), strings.Join(o.ManagerArgs, " "))
 	}
-	fmt.Fprintf(o.Out, "manager (pid %d, log %s): %s --kubeconfig %s %s\n",
-		e.Manager.Pid(), rel(e.Root, e.Manager.LogPath), rel(e.Root, managerBin), rel(e.Root, e.Kubeconfig), strings.Join(o.ManagerArgs, " "))
 
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1alpha1.AddToScheme, infrav1.AddToScheme} {
@@ -187,6 +189,20 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 		return e, fmt.Errorf("cannot create a client: %w", err)
 	}
 	return e, nil
+}
+
+// StartManager starts one more manager process named name, logging to StateDir/<name>.log, with
+// --kubeconfig kubeconfig (empty: the fleet's admin kubeconfig) followed by args. The caller
+// stops it (proc.Process.Stop); Stop stops only e.Manager.
+func (e *Fleet) StartManager(name, kubeconfig string, args ...string) (*proc.Process, error) {
+	if kubeconfig == "" {
+		kubeconfig = e.Kubeconfig
+	}
+	return proc.Start(proc.Options{
+		Name:    name,
+		Args:    append([]string{e.ManagerBin, "--kubeconfig", kubeconfig}, args...),
+		LogPath: filepath.Join(e.StateDir, name+".log"),
+	})
 }
 
 func loadCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
@@ -222,11 +238,15 @@ func startProvider(cfg *rest.Config, scheme *runtime.Scheme, concurrency int) (*
 
 // Watch cancels ctx (through cancel) when kwok, the manager or the provider stops on its own.
 func (e *Fleet) Watch(ctx context.Context, cancel context.CancelCauseFunc) {
+	var managerDone <-chan struct{} // nil (never ready) without a manager
+	if e.Manager != nil {
+		managerDone = e.Manager.Done()
+	}
 	select {
 	case <-ctx.Done():
 	case <-e.Kwok.Done():
 		cancel(e.Kwok.ExitError())
-	case <-e.Manager.Done():
+	case <-managerDone:
 		cancel(e.Manager.ExitError())
 	case err := <-e.provider.done:
 		e.provider.done <- err // for stop
