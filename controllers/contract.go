@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -26,7 +27,9 @@ type contractStatus struct {
 	ReadyMessage string
 }
 
-// contractError says that an object does not follow the contract (a field has the wrong type).
+// contractError says that an object does not follow the contract: field is the path of the
+// offending field (e.g. "status.ready") and err says what is wrong with it. Values are never
+// quoted in full, so the error stays short whatever the object holds.
 type contractError struct {
 	field string
 	err   error
@@ -35,21 +38,24 @@ type contractError struct {
 func (e *contractError) Error() string { return fmt.Sprintf("%s: %v", e.field, e.err) }
 
 // readContract reads obj per the contract; readyField is "provisioned" for infrastructure and
-// "dataSecretCreated" for bootstrap objects. It returns a *contractError when a field has the
-// wrong type.
+// "dataSecretCreated" for bootstrap objects. Missing and null fields read as their zero value.
+// It returns a *contractError naming the first field it reads that has the wrong JSON type
+// (including an object on the way to it that is not an object, e.g. a string status) or, for
+// status.conditions / status.v1beta2.conditions, that conditions.FromUnstructured cannot read.
 func readContract(obj *unstructured.Unstructured, readyField string) (contractStatus, error) {
 	var s contractStatus
-	ready, found, err := unstructured.NestedBool(obj.Object, "status", "initialization", readyField)
+	ready, found, err := nestedBool(obj.Object, "status", "initialization", readyField)
 	if err != nil {
-		return s, &contractError{"status.initialization." + readyField, err}
+		return s, err
 	}
 	if !found {
-		if ready, _, err = unstructured.NestedBool(obj.Object, "status", "ready"); err != nil {
-			return s, &contractError{"status.ready", err}
+		if ready, _, err = nestedBool(obj.Object, "status", "ready"); err != nil {
+			return s, err
 		}
 	}
 	s.Ready = ready
 
+	var depReason, depMessage string
 	strs := []struct {
 		into *string
 		path []string
@@ -58,33 +64,100 @@ func readContract(obj *unstructured.Unstructured, readyField string) (contractSt
 		{&s.DataSecretName, []string{"status", "dataSecretName"}},
 		{&s.FailureReason, []string{"status", "failureReason"}},
 		{&s.FailureMessage, []string{"status", "failureMessage"}},
+		{&depReason, []string{"status", "deprecated", "v1beta1", "failureReason"}},
+		{&depMessage, []string{"status", "deprecated", "v1beta1", "failureMessage"}},
 	}
 	for _, f := range strs {
-		v, _, err := unstructured.NestedString(obj.Object, f.path...)
-		if err != nil {
-			return s, &contractError{strings.Join(f.path, "."), err}
+		if *f.into, _, err = nestedString(obj.Object, f.path...); err != nil {
+			return s, err
 		}
-		*f.into = v
 	}
 	if s.FailureReason == "" && s.FailureMessage == "" {
-		dep := []string{"status", "deprecated", "v1beta1"}
-		s.FailureReason, _, _ = unstructured.NestedString(obj.Object, append(dep, "failureReason")...)
-		s.FailureMessage, _, _ = unstructured.NestedString(obj.Object, append(dep, "failureMessage")...)
+		s.FailureReason, s.FailureMessage = depReason, depMessage
 	}
-	s.ReadyMessage = readyConditionMessage(obj)
+	if s.ReadyMessage, err = readyConditionMessage(obj); err != nil {
+		return s, err
+	}
 	return s, nil
 }
 
 // readyConditionMessage returns the message of the object's Ready condition when it is not
 // True, read with conditions.FromUnstructured (metav1 shape, Cluster API v1beta1 shape, or
-// status.v1beta2.conditions), or "" when there is none or it is malformed.
-func readyConditionMessage(obj *unstructured.Unstructured) string {
+// status.v1beta2.conditions), or "" when there is none. Conditions it cannot read are a
+// *contractError naming the field.
+func readyConditionMessage(obj *unstructured.Unstructured) (string, error) {
 	list, err := conditions.FromUnstructured(obj)
 	if err != nil {
-		return ""
+		var aerr *conditions.AdapterError
+		if errors.As(err, &aerr) {
+			return "", &contractError{aerr.Field, aerr.Err}
+		}
+		return "", &contractError{"status.conditions", err}
 	}
 	if c := conditions.Get(list, "Ready"); c != nil && c.Status != metav1.ConditionTrue {
-		return c.Message
+		return c.Message, nil
 	}
-	return ""
+	return "", nil
+}
+
+// nestedBool reads the boolean at path; a missing or null field is not found. A value of
+// another type, or a non-object on the way, is a *contractError.
+func nestedBool(obj map[string]any, path ...string) (bool, bool, error) {
+	v, found, err := nestedField(obj, path...)
+	if err != nil || !found {
+		return false, false, err
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, false, &contractError{strings.Join(path, "."), fmt.Errorf("must be a boolean, not %s", jsonType(v))}
+	}
+	return b, true, nil
+}
+
+// nestedString reads the string at path, like nestedBool.
+func nestedString(obj map[string]any, path ...string) (string, bool, error) {
+	v, found, err := nestedField(obj, path...)
+	if err != nil || !found {
+		return "", false, err
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", false, &contractError{strings.Join(path, "."), fmt.Errorf("must be a string, not %s", jsonType(v))}
+	}
+	return s, true, nil
+}
+
+// nestedField returns the value at path. A missing or null value, on the way or at the end, is
+// not found; a value on the way that is not an object is a *contractError naming it.
+func nestedField(obj map[string]any, path ...string) (any, bool, error) {
+	var v any = obj
+	for i, key := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false, &contractError{strings.Join(path[:i], "."), fmt.Errorf("must be an object, not %s", jsonType(v))}
+		}
+		if v, ok = m[key]; !ok || v == nil {
+			return nil, false, nil
+		}
+	}
+	return v, true, nil
+}
+
+// jsonType names the JSON type of an unstructured value, or its Go type when it is not one.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64, int, int32, float64, float32:
+		return "a number"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	}
+	return fmt.Sprintf("a %T", v)
 }

@@ -63,12 +63,18 @@ type MachineReconciler struct {
 	FieldOwner string
 	// MaxConcurrentReconciles bounds parallel reconciles. Zero means 1.
 	MaxConcurrentReconciles int
+	// KindRetryInterval is how often a Machine whose reference names a kind the API server
+	// does not serve is reconciled again, to notice the kind once its CRD is installed; the
+	// RESTMapper is asked about such a kind at most once per interval. Zero means
+	// DefaultKindRetryInterval.
+	KindRetryInterval time.Duration
 
 	controller controller.Controller
 	written    writtenStatuses
 	phases     phaseGauge
 	watchMu    sync.Mutex
 	watched    map[schema.GroupVersionKind]bool
+	unserved   unservedKinds
 }
 
 // SetupWithManager checks the reconciler's dependencies, registers its field indexes and
@@ -138,6 +144,7 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		if next, err = computeStatus(m, in, opts...); err != nil {
 			return ctrl.Result{}, err
 		}
+		next = r.kindRetryDeadline(in, now, next)
 	}
 
 	if !equality.Semantic.DeepEqual(before.Status, m.Status) && !r.written.alreadyWritten(before, &m.Status) {
@@ -170,11 +177,11 @@ func (r *MachineReconciler) clock() clock.PassiveClock {
 func (r *MachineReconciler) observe(ctx context.Context, m *v1alpha1.Machine, now time.Time) (statusInputs, error) {
 	in := statusInputs{Now: now}
 	var err error
-	if in.Infra, err = r.readRef(ctx, m.Namespace, m.Spec.InfrastructureRef, "provisioned"); err != nil {
+	if in.Infra, err = r.readRef(ctx, m.Namespace, m.Spec.InfrastructureRef, "provisioned", now); err != nil {
 		return in, err
 	}
 	if b := m.Spec.Bootstrap; b != nil && b.ConfigRef != nil {
-		bs, err := r.readRef(ctx, m.Namespace, *b.ConfigRef, "dataSecretCreated")
+		bs, err := r.readRef(ctx, m.Namespace, *b.ConfigRef, "dataSecretCreated", now)
 		if err != nil {
 			return in, err
 		}
@@ -185,12 +192,14 @@ func (r *MachineReconciler) observe(ctx context.Context, m *v1alpha1.Machine, no
 }
 
 // readRef reads a referenced object as unstructured, per the Cluster API contract.
-func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1.ContractVersionedObjectReference, readyField string) (refState, error) {
+func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1.ContractVersionedObjectReference, readyField string, now time.Time) (refState, error) {
 	st := refState{Kind: ref.Kind, Name: ref.Name}
-	mapping, err := r.RESTMapper.RESTMapping(schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind})
+	mapping, err := r.restMapping(schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind}, now)
 	if err != nil {
 		if meta.IsNoMatchError(err) {
-			st.Unreadable = fmt.Sprintf("kind %s.%s is not served by the API server", ref.Kind, ref.APIGroup)
+			st.Problem = refKindNotServed
+			st.Unreadable = fmt.Sprintf("cannot read %s: the API server serves no kind %s in group %s (is its CRD installed?); checking again every %s",
+				st, ref.Kind, ref.APIGroup, r.kindRetryInterval())
 			return st, nil
 		}
 		return st, fmt.Errorf("cannot resolve kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
@@ -217,6 +226,7 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 	}
 	st.Exists = true
 	if st.Status, err = readContract(obj, readyField); err != nil {
+		st.Problem = refContractViolation
 		st.Unreadable = bound(fmt.Sprintf("%s does not follow the contract: %v", st, err))
 	}
 	return st, nil

@@ -21,13 +21,42 @@ type refState struct {
 	Kind, Name string
 	// Exists is true when the object was found.
 	Exists bool
-	// Unreadable, when not empty, says why the object could not be read or understood.
+	// Unreadable, when not empty, says why the object could not be read or understood;
+	// Problem says which kind of problem it is.
 	Unreadable string
+	// Problem picks the condition's reason when Unreadable is set.
+	Problem refProblem
 	// Status is what the object reports (valid when Exists and Unreadable is empty).
 	Status contractStatus
 }
 
 func (r refState) String() string { return r.Kind + " " + r.Name }
+
+// refProblem says why a referenced object cannot be used; it picks the condition's reason.
+type refProblem int
+
+const (
+	// refUnreadable: the object cannot be read (e.g. access is forbidden).
+	refUnreadable refProblem = iota
+	// refKindNotServed: the API server serves no such kind (e.g. its CRD is not installed).
+	refKindNotServed
+	// refContractViolation: the object was read, but a contract field has the wrong type.
+	refContractViolation
+)
+
+// Reasons of InfrastructureReady and BootstrapConfigReady for each refProblem.
+var (
+	infraProblemReasons = map[refProblem]string{
+		refUnreadable:        v1alpha1.MachineInfrastructureUnreadableReason,
+		refKindNotServed:     v1alpha1.MachineInfrastructureKindNotServedReason,
+		refContractViolation: v1alpha1.MachineInfrastructureContractViolationReason,
+	}
+	bootstrapProblemReasons = map[refProblem]string{
+		refUnreadable:        v1alpha1.MachineBootstrapConfigUnreadableReason,
+		refKindNotServed:     v1alpha1.MachineBootstrapConfigKindNotServedReason,
+		refContractViolation: v1alpha1.MachineBootstrapConfigContractViolationReason,
+	}
+)
 
 // statusInputs are everything the status computation reads besides the Machine itself.
 type statusInputs struct {
@@ -60,7 +89,7 @@ func setInfrastructureReadyCondition(w *conditionWriter, infra refState) {
 	const t = v1alpha1.MachineInfrastructureReadyCondition
 	switch {
 	case infra.Unreadable != "":
-		w.set(t, metav1.ConditionUnknown, v1alpha1.MachineInfrastructureUnreadableReason, infra.Unreadable)
+		w.set(t, metav1.ConditionUnknown, infraProblemReasons[infra.Problem], bound(infra.Unreadable))
 	case !infra.Exists:
 		w.set(t, metav1.ConditionUnknown, v1alpha1.MachineInfrastructureDoesNotExistReason, infra.String()+" does not exist")
 	case infra.Status.FailureReason != "" || infra.Status.FailureMessage != "":
@@ -84,7 +113,7 @@ func setBootstrapConfigReadyCondition(w *conditionWriter, spec *v1alpha1.Bootstr
 	case cfg == nil:
 		conditions.Delete(w.m, t)
 	case cfg.Unreadable != "":
-		w.set(t, metav1.ConditionUnknown, v1alpha1.MachineBootstrapConfigUnreadableReason, cfg.Unreadable)
+		w.set(t, metav1.ConditionUnknown, bootstrapProblemReasons[cfg.Problem], bound(cfg.Unreadable))
 	case !cfg.Exists:
 		w.set(t, metav1.ConditionUnknown, v1alpha1.MachineBootstrapConfigDoesNotExistReason, cfg.String()+" does not exist")
 	case cfg.Status.FailureReason != "" || cfg.Status.FailureMessage != "":

@@ -63,9 +63,9 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name: "infrastructure status has the wrong type",
-			in:   statusInputs{Infra: refState{Kind: "FakeMachine", Name: "m", Exists: true, Unreadable: "status.ready: want bool"}},
+			in:   statusInputs{Infra: refState{Kind: "FakeMachine", Name: "m", Exists: true, Unreadable: "status.ready: want bool", Problem: refContractViolation}},
 			want: want{phase: v1alpha1.MachinePhasePending, conditions: map[string]string{
-				"InfrastructureReady": "Unknown/InfrastructureUnreadable",
+				"InfrastructureReady": "Unknown/InfrastructureContractViolation",
 			}},
 		},
 		{
@@ -271,12 +271,12 @@ func TestReadContract(t *testing.T) {
 		{"Ready condition in Cluster API v1beta1 shape", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{
 			"type": "Ready", "status": "False", "severity": "Warning", "reason": "WaitingForBootstrapData", "message": "bootstrap not ready", "lastTransitionTime": "2026-05-01T12:00:00Z"}}}},
 			contractStatus{ReadyMessage: "bootstrap not ready"}, ""},
-		{"malformed conditions are ignored for the message", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}},
-			contractStatus{}, ""},
+		{"a condition without lastTransitionTime", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}},
+			contractStatus{}, "status.conditions[0].lastTransitionTime"},
 		{"ready is a string", map[string]any{"status": map[string]any{"ready": "yes"}}, contractStatus{}, "status.ready"},
 		{"provisioned is a number", map[string]any{"status": map[string]any{"initialization": map[string]any{"provisioned": 1}}}, contractStatus{}, "status.initialization.provisioned"},
 		{"providerID is a list", map[string]any{"spec": map[string]any{"providerID": []any{"a"}}}, contractStatus{}, "spec.providerID"},
-		{"conditions not a list", map[string]any{"status": map[string]any{"conditions": "broken"}}, contractStatus{}, ""},
+		{"conditions not a list", map[string]any{"status": map[string]any{"conditions": "broken"}}, contractStatus{}, "status.conditions: must be a list, not a string"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -81,10 +81,10 @@ func TestUnreadableReferences(t *testing.T) {
 
 	createInfra(t, ns, "bad", map[string]any{}, map[string]any{"ready": "yes"})
 	create(t, newMachine(ns, "bad"))
-	waitFor(t, waitTimeout, "InfrastructureUnreadable", func() string {
+	waitFor(t, waitTimeout, "InfrastructureContractViolation", func() string {
 		m := getMachine(t, ns, "bad")
 		c := conditions.Get(m, v1alpha1.MachineInfrastructureReadyCondition)
-		if c == nil || c.Reason != v1alpha1.MachineInfrastructureUnreadableReason || c.Status != "Unknown" {
+		if c == nil || c.Reason != v1alpha1.MachineInfrastructureContractViolationReason || c.Status != "Unknown" {
 			return describe(m)
 		}
 		if want := "FakeMachine bad does not follow the contract: status.ready"; len(c.Message) < len(want) || c.Message[:len(want)] != want {
@@ -98,7 +98,7 @@ func TestUnreadableReferences(t *testing.T) {
 	create(t, m)
 	waitFor(t, waitTimeout, "kind not served", func() string {
 		got := getMachine(t, ns, "nokind")
-		if conditions.GetReason(got, v1alpha1.MachineInfrastructureReadyCondition) != v1alpha1.MachineInfrastructureUnreadableReason {
+		if conditions.GetReason(got, v1alpha1.MachineInfrastructureReadyCondition) != v1alpha1.MachineInfrastructureKindNotServedReason {
 			return describe(got)
 		}
 		return ""

@@ -28,8 +28,15 @@ const (
 	MachineBootstrapFailedReason = "BootstrapFailed"
 	// MachineBootstrapConfigDoesNotExistReason: the referenced bootstrap config is not found.
 	MachineBootstrapConfigDoesNotExistReason = "BootstrapConfigDoesNotExist"
-	// MachineBootstrapConfigUnreadableReason: the bootstrap config cannot be read or understood
-	// (its kind is not served, access is forbidden, or its status has the wrong shape).
+	// MachineBootstrapConfigKindNotServedReason: the API server serves no such kind (e.g. the
+	// bootstrap provider's CRD is not installed); the controller checks again periodically.
+	MachineBootstrapConfigKindNotServedReason = "BootstrapConfigKindNotServed"
+	// MachineBootstrapConfigContractViolationReason: the bootstrap config was read but a field
+	// of the contract has the wrong type (e.g. status.ready is a string, status.conditions is
+	// not a list of conditions); the message names the field.
+	MachineBootstrapConfigContractViolationReason = "BootstrapConfigContractViolation"
+	// MachineBootstrapConfigUnreadableReason: the bootstrap config cannot be read (e.g. access
+	// is forbidden).
 	MachineBootstrapConfigUnreadableReason = "BootstrapConfigUnreadable"
 )
 
@@ -48,8 +55,15 @@ const (
 	MachineInfrastructureFailedReason = "InfrastructureFailed"
 	// MachineInfrastructureDoesNotExistReason: the referenced infrastructure object is not found.
 	MachineInfrastructureDoesNotExistReason = "InfrastructureDoesNotExist"
-	// MachineInfrastructureUnreadableReason: the infrastructure object cannot be read or
-	// understood (its kind is not served, access is forbidden, or its status has the wrong shape).
+	// MachineInfrastructureKindNotServedReason: the API server serves no such kind (e.g. the
+	// infrastructure provider's CRD is not installed); the controller checks again periodically.
+	MachineInfrastructureKindNotServedReason = "InfrastructureKindNotServed"
+	// MachineInfrastructureContractViolationReason: the infrastructure object was read but a
+	// field of the contract has the wrong type (e.g. status.initialization.provisioned is a
+	// string, status.conditions is not a list of conditions); the message names the field.
+	MachineInfrastructureContractViolationReason = "InfrastructureContractViolation"
+	// MachineInfrastructureUnreadableReason: the infrastructure object cannot be read (e.g.
+	// access is forbidden).
 	MachineInfrastructureUnreadableReason = "InfrastructureUnreadable"
 )
 
