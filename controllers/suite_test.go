@@ -94,6 +94,8 @@ func run(m *testing.M) int {
 		Cache:      mgr.GetCache(),
 		RESTMapper: mgr.GetRESTMapper(),
 		Recorder:   mgr.GetEventRecorder("machinestatus"),
+		// Short, so that a test sees a Machine notice a CRD installed after it (bad_refs_test.go).
+		KindRetryInterval: 2 * time.Second,
 	}
 	if err := reconciler.SetupWithManager(ctx, mgr); err != nil {
 		fmt.Fprintln(os.Stderr, err)
