@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/config/crd"
+	"github.com/machinestatus/machinestatus/config/rbac"
 	"github.com/machinestatus/machinestatus/controllers"
 	"github.com/machinestatus/machinestatus/internal/embedded"
 )
@@ -32,13 +34,22 @@ const (
 	infraKind  = "FakeMachine"
 )
 
+// The manager runs as managerUser, bound only to the RBAC of config/rbac: the generated
+// ClusterRole and the leader election Role in managerNamespace. The tests' own client is admin.
+const (
+	managerUser      = "machinestatus-manager"
+	managerNamespace = "machinestatus-system"
+	leaderElectionID = "machinestatus.machinestatus.io"
+)
+
 var (
-	scheme     = runtime.NewScheme()
-	cp         *embedded.ControlPlane
-	k8s        client.Client // uncached client for the tests' own reads and writes
-	mgr        ctrl.Manager
-	reconciler *controllers.MachineReconciler
-	kubeconfig string
+	scheme        = runtime.NewScheme()
+	cp            *embedded.ControlPlane
+	k8s           client.Client // uncached admin client for the tests' own reads and writes
+	managerConfig *rest.Config  // authenticates as managerUser
+	mgr           ctrl.Manager
+	reconciler    *controllers.MachineReconciler
+	kubeconfig    string
 )
 
 func TestMain(m *testing.M) {
@@ -79,11 +90,18 @@ func run(m *testing.M) int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	mgr, err = ctrl.NewManager(cp.Config, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  controllers.CacheOptions(nil),
+	if managerConfig, err = restrictedManager(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	mgr, err = ctrl.NewManager(managerConfig, ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:  "0",
+		Cache:                   controllers.CacheOptions(nil),
+		LeaderElection:          true,
+		LeaderElectionNamespace: managerNamespace,
+		LeaderElectionID:        leaderElectionID,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -109,6 +127,26 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "manager:", err)
 	}
 	return code
+}
+
+// restrictedManager provisions managerUser, grants it the roles of config/rbac (the leader
+// election Role in managerNamespace) and returns its REST config.
+func restrictedManager(ctx context.Context) (*rest.Config, error) {
+	roles, err := embedded.LoadRoles(rbac.Manifests)
+	if err != nil {
+		return nil, err
+	}
+	if len(roles.ClusterRoles) != 1 || len(roles.Roles) != 1 {
+		return nil, fmt.Errorf("config/rbac holds %d ClusterRoles and %d Roles, want 1 and 1", len(roles.ClusterRoles), len(roles.Roles))
+	}
+	u, err := cp.AddUser(managerUser)
+	if err != nil {
+		return nil, err
+	}
+	if err := cp.Grant(ctx, u.Name, managerNamespace, roles); err != nil {
+		return nil, err
+	}
+	return u.Config, nil
 }
 
 // assets is bin/k8s of the repository unless KUBEBUILDER_ASSETS says otherwise.

@@ -24,7 +24,7 @@ import (
 func countingReconciler(t *testing.T) (*controllers.MachineReconciler, *atomic.Int64) {
 	t.Helper()
 	var writes atomic.Int64
-	base, err := client.NewWithWatch(cp.Config, client.Options{Scheme: scheme, Cache: &client.CacheOptions{Reader: mgr.GetCache()}})
+	base, err := client.NewWithWatch(managerConfig, client.Options{Scheme: scheme, Cache: &client.CacheOptions{Reader: mgr.GetCache()}})
 	if err != nil {
 		t.Fatal(err)
 	}
