@@ -3,7 +3,8 @@
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
 
-# Versions of the binaries built from Go modules (pinned in hack/tools/go.mod).
+# Versions of the binaries built from Go modules (pinned in hack/tools/go.mod;
+# golangci-lint in its own module, hack/tools/lint/go.mod).
 K8S_VERSION ?= v1.36.3
 ETCD_VERSION ?= v3.6.8
 
@@ -15,8 +16,10 @@ KUBECTL   := $(K8S_BIN)/kubectl
 APISERVER := $(K8S_BIN)/kube-apiserver
 ETCD      := $(K8S_BIN)/etcd
 MANAGER   := $(BIN)/manager
+GOLANGCI_LINT := $(BIN)/golangci-lint
 
 TOOLS_MOD := cd hack/tools && go
+LINT_MOD  := cd hack/tools/lint && go
 K8S_LDFLAGS := -s -w \
 	-X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 \
@@ -65,15 +68,31 @@ fmt: ## Run gofmt on the code.
 vet: ## Run go vet.
 	go vet ./...
 
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml) on the module and on hack/bench.
+	$(GOLANGCI_LINT) run ./...
+	cd hack/bench && $(GOLANGCI_LINT) run ./...
+
+.PHONY: lint-fix
+lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply its automatic fixes (formatters included).
+	$(GOLANGCI_LINT) run --fix ./...
+	cd hack/bench && $(GOLANGCI_LINT) run --fix ./...
+
 .PHONY: verify
 verify: generate manifests fmt ## Fail when generated files or formatting are out of date.
 	@git diff --exit-code -- api config '*.go' || { echo "generated files are stale: run make generate manifests fmt"; exit 1; }
 
 .PHONY: test
-test: tools build ## Run every test against a real kube-apiserver + etcd (and kwok, kubectl).
+test: tools build ## Run every test against a real kube-apiserver + etcd (and kwok, kubectl), the fault tests too.
 	go vet ./...
+	go vet -tags faults ./test/faults/
 	go test $(GO_TEST_FLAGS) ./...
+	go test $(GO_TEST_FLAGS) -tags faults -timeout 15m ./test/faults/
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
+
+.PHONY: test-faults
+test-faults: tools build ## Run only the fault tests (docs/reliability.md; ~4 min); FAULTS_WRITE_DOCS=1 records their figures there.
+	go test $(GO_TEST_FLAGS) -tags faults -timeout 15m -v ./test/faults/
 
 FUZZ_TARGETS := FuzzValidate FuzzSet FuzzPatchApply FuzzFromUnstructured
 
@@ -136,7 +155,7 @@ undeploy: $(KUBECTL) ## Remove everything `make deploy` created.
 
 .PHONY: tools
 tools: ## Build every tool into bin/ (in parallel; each only when missing).
-	@$(MAKE) --no-print-directory -j2 $(CONTROLLER_GEN) $(KWOK) $(KUBECTL) $(APISERVER) $(ETCD)
+	@$(MAKE) --no-print-directory -j2 $(CONTROLLER_GEN) $(KWOK) $(KUBECTL) $(APISERVER) $(ETCD) $(GOLANGCI_LINT)
 
 $(CONTROLLER_GEN):
 	$(TOOLS_MOD) build -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
@@ -152,3 +171,6 @@ $(APISERVER):
 
 $(ETCD):
 	$(TOOLS_MOD) build -ldflags "-s -w" -o $@ go.etcd.io/etcd/server/v3
+
+$(GOLANGCI_LINT):
+	$(LINT_MOD) build -ldflags "-s -w" -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
