@@ -83,10 +83,16 @@ verify: generate manifests fmt ## Fail when generated files or formatting are ou
 	@git diff --exit-code -- api config '*.go' || { echo "generated files are stale: run make generate manifests fmt"; exit 1; }
 
 .PHONY: test
-test: tools build ## Run every test against a real kube-apiserver + etcd (and kwok, kubectl).
+test: tools build ## Run every test against a real kube-apiserver + etcd (and kwok, kubectl), the fault tests too.
 	go vet ./...
+	go vet -tags faults ./test/faults/
 	go test $(GO_TEST_FLAGS) ./...
+	go test $(GO_TEST_FLAGS) -tags faults -timeout 15m ./test/faults/
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
+
+.PHONY: test-faults
+test-faults: tools build ## Run only the fault tests (docs/reliability.md; ~4 min); FAULTS_WRITE_DOCS=1 records their figures there.
+	go test $(GO_TEST_FLAGS) -tags faults -timeout 15m -v ./test/faults/
 
 FUZZ_TARGETS := FuzzValidate FuzzSet FuzzPatchApply FuzzFromUnstructured
 
