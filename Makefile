@@ -16,6 +16,9 @@ KUBECTL   := $(K8S_BIN)/kubectl
 APISERVER := $(K8S_BIN)/kube-apiserver
 ETCD      := $(K8S_BIN)/etcd
 MANAGER   := $(BIN)/manager
+CLI       := $(BIN)/machinestatus
+# kubectl runs bin/kubectl-machinestatus (on the PATH) for `kubectl machinestatus`.
+CLI_PLUGIN := $(BIN)/kubectl-machinestatus
 GOLANGCI_LINT := $(BIN)/golangci-lint
 
 TOOLS_MOD := cd hack/tools && go
@@ -123,8 +126,10 @@ bench-scale: tools build ## Fleet-scale measurement with N Machines (default 100
 	go run ./test/scale/bench-scale -n $(N) -write-docs
 
 .PHONY: build
-build: ## Build the manager binary into bin/manager.
+build: ## Build bin/manager and the CLI bin/machinestatus (also the kubectl plugin bin/kubectl-machinestatus).
 	go build -o $(MANAGER) ./cmd/manager
+	go build -o $(CLI) ./cmd/machinestatus
+	ln -f $(CLI) $(CLI_PLUGIN)
 
 .PHONY: run
 run: build ## Run the manager against the cluster in the current kubeconfig.
