@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/machinestatus/machinestatus/internal/embedded"
+)
+
+// clusterAPIModule is Cluster API's root module, which holds its CRDs. The main module
+// requires only its API module (clusterAPIAPIModule); the root module is downloaded into the
+// module cache on demand, at the API module's version, as Cluster API providers do in their
+// envtest suites.
+const (
+	clusterAPIModule    = "sigs.k8s.io/cluster-api"
+	clusterAPIAPIModule = "sigs.k8s.io/cluster-api/api"
+	// clusterAPIMachineCRDPath is where the Machine CRD lives in the root module (v1.14).
+	clusterAPIMachineCRDPath = "core/config/crd/bases/cluster.x-k8s.io_machines.yaml"
+)
+
+// clusterAPIMachineCRD returns Cluster API's Machine CRD (machines.cluster.x-k8s.io) at the
+// version of clusterAPIAPIModule that root's go.mod requires, downloading the root module
+// through the Go module proxy when the module cache does not have it yet.
+func clusterAPIMachineCRD(root string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	version, err := goCommand(root, "list", "-m", "-f", "{{.Version}}", clusterAPIAPIModule)
+	if err != nil {
+		return nil, err
+	}
+	out, err := goCommand(root, "mod", "download", "-json", clusterAPIModule+"@"+version)
+	if err != nil {
+		return nil, err
+	}
+	var module struct {
+		Dir   string
+		Error string
+	}
+	if err := json.Unmarshal([]byte(out), &module); err != nil {
+		return nil, fmt.Errorf("cannot read `go mod download -json %s@%s`: %w", clusterAPIModule, version, err)
+	}
+	if module.Error != "" || module.Dir == "" {
+		return nil, fmt.Errorf("cannot download %s@%s: %s", clusterAPIModule, version, module.Error)
+	}
+	path := filepath.Join(module.Dir, filepath.FromSlash(clusterAPIMachineCRDPath))
+	crds, err := embedded.LoadCRDs(os.DirFS(filepath.Dir(path)))
+	if err != nil {
+		return nil, err
+	}
+	for _, crd := range crds {
+		if crd.Name == "machines.cluster.x-k8s.io" {
+			return crd, nil
+		}
+	}
+	return nil, fmt.Errorf("no CRD machines.cluster.x-k8s.io in %s", path)
+}
+
+// goCommand runs `go args...` in dir and returns its standard output, trimmed.
+func goCommand(dir string, args ...string) (string, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			// go mod download -json reports its error in the JSON on standard output.
+			return "", fmt.Errorf("go %s: %w: %s%s", strings.Join(args, " "), err, exit.Stderr, out)
+		}
+		return "", fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
