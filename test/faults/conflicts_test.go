@@ -95,7 +95,7 @@ func TestWriteConflictsRetried(t *testing.T) {
 		if len(d) == 0 {
 			continue
 		}
-		fig(fmt.Sprintf("delay before the retry after a %s 409 (median / max)", ordinal(i+1)), "%s / %s over %d retries", median(d), slices.Max(d), len(d))
+		fig(fmt.Sprintf("delay before the retry after a %s 409 (median / max)", ordinal(i+1)), "%s / %s over %d retries", median(d), slices.Max(d).Round(time.Millisecond), len(d))
 	}
 	requireAlive(t, mgr)
 }
