@@ -65,6 +65,7 @@ func run(m *testing.M) int {
 	defer env.Stop()
 	figures.setupTook = time.Since(start)
 	code := m.Run()
+	figures.suiteTook = time.Since(start)
 	if code == 0 && os.Getenv("FAULTS_WRITE_DOCS") == "1" {
 		if err := figures.writeDocs(env.Root); err != nil {
 			fmt.Fprintln(os.Stderr, err)
