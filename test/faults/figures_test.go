@@ -17,11 +17,11 @@ import (
 // figureBook collects the figures each test logs, by section of docs/reliability.md, so that a
 // run with FAULTS_WRITE_DOCS=1 records them there.
 type figureBook struct {
-	mu        sync.Mutex
+	mu sync.Mutex
 	// setupTook is the time to start the shared fleet, suiteTook that of the whole run.
 	setupTook, suiteTook time.Duration
-	rows      map[string][][2]string
-	took      map[string]time.Duration
+	rows                 map[string][][2]string
+	took                 map[string]time.Duration
 }
 
 var figures = &figureBook{rows: map[string][][2]string{}, took: map[string]time.Duration{}}
