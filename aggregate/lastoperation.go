@@ -215,11 +215,18 @@ func createStep(m *v1alpha1.Machine) string {
 }
 
 // withDetail appends ": " and the detail of c to s, or returns s when c is nil.
+//
+// A detail that already starts with s (as Cluster API's MachineHealthCheck messages start with
+// "Health check failed") is returned alone, so the phrase is not repeated.
 func withDetail(s string, c *metav1.Condition) string {
 	if c == nil {
 		return s
 	}
-	return s + ": " + detail(c)
+	d := detail(c)
+	if len(d) >= len(s) && strings.EqualFold(d[:len(s)], s) {
+		return d
+	}
+	return s + ": " + d
 }
 
 // detail is a bounded, single-line account of c: its message, else its reason.

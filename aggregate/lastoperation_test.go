@@ -165,6 +165,14 @@ func TestLastOperation(t *testing.T) {
 			want: op(healthCheck, failed, "Health check failed: Node Ready=Unknown for more than 5m", 30),
 		},
 		{
+			name: "3 HealthCheck Failed does not repeat a message's own \"Health check failed\"",
+			m: machine(conds(
+				cond(hcSucceeded, F, "UnhealthyNode", 30, "Health check failed: Condition Ready on Node n was Unknown for more than 5m0s"),
+				cond(nodeReady, U, v1alpha1.MachineNodeReadyUnknownReason, 25),
+			), created),
+			want: op(healthCheck, failed, "Health check failed: Condition Ready on Node n was Unknown for more than 5m0s", 30),
+		},
+		{
 			name: "3 HealthCheck Failed from a terminal reason after creation",
 			m: machine(conds(
 				cond(infraReady, F, v1alpha1.MachineInfrastructureFailedReason, 31, "host lost"),
