@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -44,6 +45,9 @@ type options struct {
 	machineSelector         string
 	fieldManager            string
 	leaderElectionID        string
+	leaseDuration           time.Duration
+	renewDeadline           time.Duration
+	retryPeriod             time.Duration
 	qps                     float64
 	burst                   int
 }
@@ -58,6 +62,9 @@ func main() {
 	flag.StringVar(&o.machineSelector, "machine-selector", "", "Label selector of the Machines this manager reconciles (e.g. 'pool=a'); empty means all. Managers with disjoint selectors split a fleet.")
 	flag.StringVar(&o.fieldManager, "field-manager", controllers.DefaultFieldOwner, "Server-side apply field manager of the status writes.")
 	flag.StringVar(&o.leaderElectionID, "leader-election-id", "", "Name of the leader election Lease (default machinestatus.machinestatus.io, plus a hash of --machine-selector when set, so each shard elects its own leader).")
+	flag.DurationVar(&o.leaseDuration, "leader-election-lease-duration", 15*time.Second, "How long standby managers wait, after the last renewal, before taking the lease.")
+	flag.DurationVar(&o.renewDeadline, "leader-election-renew-deadline", 10*time.Second, "How long the leader keeps retrying to renew before it gives up and exits (an API server outage longer than this restarts the leader); less than the lease duration.")
+	flag.DurationVar(&o.retryPeriod, "leader-election-retry-period", 2*time.Second, "How often managers try to acquire or renew the lease; less than the renew deadline.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 50, "Requests per second the manager may send to the API server (client-side limit).")
 	flag.IntVar(&o.burst, "kube-api-burst", 100, "Burst of requests above --kube-api-qps.")
 	flag.BoolVar(&o.embedded, "embedded", false, "Start a local kube-apiserver and etcd (from bin/k8s) and run against them.")
@@ -75,6 +82,10 @@ func main() {
 }
 
 func run(o options) error {
+	if o.leaderElect && !(0 < o.retryPeriod && o.retryPeriod < o.renewDeadline && o.renewDeadline < o.leaseDuration) {
+		return fmt.Errorf("invalid leader election timing: need 0 < --leader-election-retry-period (%s) < --leader-election-renew-deadline (%s) < --leader-election-lease-duration (%s)",
+			o.retryPeriod, o.renewDeadline, o.leaseDuration)
+	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 
@@ -122,7 +133,12 @@ func run(o options) error {
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        leaderID,
 		LeaderElectionNamespace: o.leaderElectionNamespace,
-		Cache:                   controllers.CacheOptions(selector),
+		LeaseDuration:           &o.leaseDuration,
+		RenewDeadline:           &o.renewDeadline,
+		RetryPeriod:             &o.retryPeriod,
+		// The manager exits right after it stops leading, so it may hand the lease over at once.
+		LeaderElectionReleaseOnCancel: true,
+		Cache:                         controllers.CacheOptions(selector),
 	})
 	if err != nil {
 		return fmt.Errorf("cannot create the manager: %w", err)
