@@ -64,8 +64,9 @@ type MachineReconciler struct {
 	// MaxConcurrentReconciles bounds parallel reconciles. Zero means 1.
 	MaxConcurrentReconciles int
 	// KindRetryInterval is how often a Machine whose reference names a kind the API server
-	// does not serve is reconciled again, to notice the kind once its CRD is installed; the
-	// RESTMapper is asked about such a kind at most once per interval. Zero means
+	// does not serve, or that RBAC does not let the manager read, is reconciled again, to notice
+	// the kind once its CRD is installed or access granted; the RESTMapper (and the API server,
+	// with access reviews) is asked about such a kind at most once per interval. Zero means
 	// DefaultKindRetryInterval.
 	KindRetryInterval time.Duration
 
@@ -75,6 +76,7 @@ type MachineReconciler struct {
 	watchMu    sync.Mutex
 	watched    map[schema.GroupVersionKind]bool
 	unserved   unservedKinds
+	denied     deniedResources
 }
 
 // SetupWithManager checks the reconciler's dependencies, registers its field indexes and
@@ -204,6 +206,13 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 		}
 		return st, fmt.Errorf("cannot resolve kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
 	}
+	verbs, err := r.deniedVerbs(ctx, mapping.GroupVersionKind, mapping.Resource, now)
+	if err != nil {
+		return st, err
+	}
+	if verbs != "" {
+		return forbidden(st, mapping.Resource.GroupResource(), verbs, r.kindRetryInterval()), nil
+	}
 	if err := r.ensureWatch(mapping.GroupVersionKind); err != nil {
 		return st, err
 	}
@@ -216,9 +225,9 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 	case apierrors.IsNotFound(err):
 		return st, nil
 	case apierrors.IsForbidden(err):
-		st.Unreadable = fmt.Sprintf("access to %s is forbidden", st)
-		return st, nil
-	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		return forbidden(st, mapping.Resource.GroupResource(), "read", r.kindRetryInterval()), nil
+	case (apierrors.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded)) && ctx.Err() == nil:
+		// The informer cache reports a sync that outlasted rctx as a Timeout status error.
 		st.Unreadable = fmt.Sprintf("cannot read %s: timed out waiting for the %s cache (missing RBAC?)", st, ref.Kind)
 		return st, nil
 	case err != nil:

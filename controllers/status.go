@@ -36,12 +36,14 @@ func (r refState) String() string { return r.Kind + " " + r.Name }
 type refProblem int
 
 const (
-	// refUnreadable: the object cannot be read (e.g. access is forbidden).
+	// refUnreadable: the object cannot be read (e.g. its cache did not sync in time).
 	refUnreadable refProblem = iota
 	// refKindNotServed: the API server serves no such kind (e.g. its CRD is not installed).
 	refKindNotServed
 	// refContractViolation: the object was read, but a contract field has the wrong type.
 	refContractViolation
+	// refForbidden: RBAC does not let the manager list and watch the kind.
+	refForbidden
 )
 
 // Reasons of InfrastructureReady and BootstrapConfigReady for each refProblem.
@@ -50,11 +52,13 @@ var (
 		refUnreadable:        v1alpha1.MachineInfrastructureUnreadableReason,
 		refKindNotServed:     v1alpha1.MachineInfrastructureKindNotServedReason,
 		refContractViolation: v1alpha1.MachineInfrastructureContractViolationReason,
+		refForbidden:         v1alpha1.MachineInfrastructureForbiddenReason,
 	}
 	bootstrapProblemReasons = map[refProblem]string{
 		refUnreadable:        v1alpha1.MachineBootstrapConfigUnreadableReason,
 		refKindNotServed:     v1alpha1.MachineBootstrapConfigKindNotServedReason,
 		refContractViolation: v1alpha1.MachineBootstrapConfigContractViolationReason,
+		refForbidden:         v1alpha1.MachineBootstrapConfigForbiddenReason,
 	}
 )
 

@@ -146,6 +146,7 @@ func restrictedManager(ctx context.Context) (*rest.Config, error) {
 	if err := cp.Grant(ctx, u.Name, managerNamespace, roles); err != nil {
 		return nil, err
 	}
+	u.Config.Wrap(managerRequests.wrap)
 	return u.Config, nil
 }
 

@@ -63,13 +63,11 @@ func (r *MachineReconciler) restMapping(gk schema.GroupKind, now time.Time) (*me
 }
 
 // kindRetryDeadline returns the earlier of next (zero: none) and now plus the retry interval
-// when the infrastructure or bootstrap reference names a kind that is not served; else next.
+// when the infrastructure or bootstrap reference names a kind that is not served, or that the
+// manager may not or could not read (no event would tell when that changes); else next.
 func (r *MachineReconciler) kindRetryDeadline(in statusInputs, now, next time.Time) time.Time {
-	notServed := in.Infra.Unreadable != "" && in.Infra.Problem == refKindNotServed
-	if b := in.Bootstrap; b != nil && b.Unreadable != "" && b.Problem == refKindNotServed {
-		notServed = true
-	}
-	if !notServed {
+	retried := func(s refState) bool { return s.Unreadable != "" && s.Problem != refContractViolation }
+	if !retried(in.Infra) && (in.Bootstrap == nil || !retried(*in.Bootstrap)) {
 		return next
 	}
 	retry := now.Add(r.kindRetryInterval())

@@ -49,12 +49,15 @@ func TestRestMappingAsksAgainOncePerInterval(t *testing.T) {
 	}
 }
 
-// TestKindRetryDeadline: a reference to an unserved kind requeues after the interval, or at an
-// earlier health-check deadline.
+// TestKindRetryDeadline: a reference to an unserved, forbidden or unreadable kind requeues after
+// the interval, or at an earlier health-check deadline; a contract violation does not (a change
+// to the object is watched).
 func TestKindRetryDeadline(t *testing.T) {
 	r := &MachineReconciler{KindRetryInterval: time.Minute}
 	notServed := refState{Unreadable: "no kind", Problem: refKindNotServed}
-	forbidden := refState{Unreadable: "forbidden", Problem: refUnreadable}
+	forbidden := refState{Unreadable: "forbidden", Problem: refForbidden}
+	timedOut := refState{Unreadable: "cache timed out", Problem: refUnreadable}
+	violation := refState{Exists: true, Unreadable: "status.ready: must be a boolean", Problem: refContractViolation}
 	cases := []struct {
 		name string
 		in   statusInputs
@@ -63,7 +66,10 @@ func TestKindRetryDeadline(t *testing.T) {
 	}{
 		{"served", statusInputs{Infra: provisioned()}, time.Time{}, time.Time{}},
 		{"served, health-check deadline kept", statusInputs{Infra: provisioned()}, at(300), at(300)},
-		{"other problems are not retried here", statusInputs{Infra: forbidden}, time.Time{}, time.Time{}},
+		{"a contract violation is not retried", statusInputs{Infra: violation}, time.Time{}, time.Time{}},
+		{"infrastructure kind forbidden", statusInputs{Infra: forbidden}, time.Time{}, at(60)},
+		{"bootstrap kind forbidden", statusInputs{Infra: provisioned(), Bootstrap: &forbidden}, time.Time{}, at(60)},
+		{"cache timed out", statusInputs{Infra: timedOut}, at(300), at(60)},
 		{"infrastructure kind not served", statusInputs{Infra: notServed}, time.Time{}, at(60)},
 		{"bootstrap kind not served", statusInputs{Infra: provisioned(), Bootstrap: &notServed}, at(300), at(60)},
 		{"an earlier deadline wins", statusInputs{Infra: notServed}, at(10), at(10)},

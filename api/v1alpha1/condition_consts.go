@@ -35,8 +35,12 @@ const (
 	// of the contract has the wrong type (e.g. status.ready is a string, status.conditions is
 	// not a list of conditions); the message names the field.
 	MachineBootstrapConfigContractViolationReason = "BootstrapConfigContractViolation"
-	// MachineBootstrapConfigUnreadableReason: the bootstrap config cannot be read (e.g. access
-	// is forbidden).
+	// MachineBootstrapConfigForbiddenReason: RBAC does not let the manager list and watch the
+	// bootstrap config's kind; the message names what to grant. The controller checks again
+	// periodically.
+	MachineBootstrapConfigForbiddenReason = "BootstrapConfigForbidden"
+	// MachineBootstrapConfigUnreadableReason: the bootstrap config cannot be read (e.g. its
+	// cache did not sync in time).
 	MachineBootstrapConfigUnreadableReason = "BootstrapConfigUnreadable"
 )
 
@@ -62,8 +66,12 @@ const (
 	// field of the contract has the wrong type (e.g. status.initialization.provisioned is a
 	// string, status.conditions is not a list of conditions); the message names the field.
 	MachineInfrastructureContractViolationReason = "InfrastructureContractViolation"
-	// MachineInfrastructureUnreadableReason: the infrastructure object cannot be read (e.g.
-	// access is forbidden).
+	// MachineInfrastructureForbiddenReason: RBAC does not let the manager list and watch the
+	// infrastructure object's kind; the message names what to grant. The controller checks
+	// again periodically.
+	MachineInfrastructureForbiddenReason = "InfrastructureForbidden"
+	// MachineInfrastructureUnreadableReason: the infrastructure object cannot be read (e.g. its
+	// cache did not sync in time).
 	MachineInfrastructureUnreadableReason = "InfrastructureUnreadable"
 )
 
