@@ -48,6 +48,9 @@ type Options struct {
 	ManagerArgs []string
 	// NoManager, when true, starts no manager: the caller starts its own with StartManager.
 	NoManager bool
+	// AdminManager, when true, runs managers with the admin kubeconfig instead of as
+	// ManagerUser (the least-privilege RBAC of config/rbac).
+	AdminManager bool
 	// APIServerFlags are extra kube-apiserver flags (see embedded.Options.APIServerFlags).
 	APIServerFlags map[string]string
 	// ProviderConcurrency is how many SimMachines the provider reconciles at once (default 1).
@@ -65,7 +68,10 @@ type Fleet struct {
 	Root       string
 	StateDir   string
 	Kubeconfig string
-	KubectlBin string
+	// ManagerKubeconfig is what managers run with: ManagerUser's kubeconfig, or Kubeconfig
+	// with Options.AdminManager.
+	ManagerKubeconfig string
+	KubectlBin        string
 
 	CP      *embedded.ControlPlane
 	Kwok    *proc.Process
@@ -148,6 +154,12 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 	if ctx.Err() != nil {
 		return e, context.Cause(ctx)
 	}
+	e.ManagerKubeconfig = e.Kubeconfig
+	if !o.AdminManager {
+		if e.ManagerKubeconfig, err = e.grantManager(ctx); err != nil {
+			return e, err
+		}
+	}
 	fmt.Fprintf(o.Out, "kube-apiserver + etcd from %s at %s (%s); CRDs machines.machinestatus.io, simmachines.infrastructure.machinestatus.io\n",
 		rel(e.Root, assets), e.CP.Config.Host, time.Since(t).Round(100*time.Millisecond))
 	fmt.Fprintf(o.Out, "kubeconfig: %s  (below, `kubectl` means %s --kubeconfig %s)\n",
@@ -167,8 +179,8 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 		if e.Manager, err = e.StartManager("manager", "", o.ManagerArgs...); err != nil {
 			return e, err
 		}
-		fmt.Fprintf(o.Out, "manager (pid %d, log %s): %s --kubeconfig %s %s\n",
-			e.Manager.Pid(), rel(e.Root, e.Manager.LogPath), rel(e.Root, e.ManagerBin), rel(e.Root, e.Kubeconfig), strings.Join(o.ManagerArgs, " "))
+		fmt.Fprintf(o.Out, "manager (pid %d, log %s): %s --kubeconfig %s --leader-election-namespace=%s %s\n",
+			e.Manager.Pid(), rel(e.Root, e.Manager.LogPath), rel(e.Root, e.ManagerBin), rel(e.Root, e.ManagerKubeconfig), ManagerNamespace, strings.Join(o.ManagerArgs, " "))
 	}
 
 	scheme := runtime.NewScheme()
@@ -192,15 +204,16 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 }
 
 // StartManager starts one more manager process named name, logging to StateDir/<name>.log, with
-// --kubeconfig kubeconfig (empty: the fleet's admin kubeconfig) followed by args. The caller
-// stops it (proc.Process.Stop); Stop stops only e.Manager.
+// --kubeconfig kubeconfig (empty: ManagerKubeconfig) and --leader-election-namespace
+// ManagerNamespace followed by args (a later flag wins). The caller stops it
+// (proc.Process.Stop); Stop stops only e.Manager.
 func (e *Fleet) StartManager(name, kubeconfig string, args ...string) (*proc.Process, error) {
 	if kubeconfig == "" {
-		kubeconfig = e.Kubeconfig
+		kubeconfig = e.ManagerKubeconfig
 	}
 	return proc.Start(proc.Options{
 		Name:    name,
-		Args:    append([]string{e.ManagerBin, "--kubeconfig", kubeconfig}, args...),
+		Args:    append([]string{e.ManagerBin, "--kubeconfig", kubeconfig, "--leader-election-namespace=" + ManagerNamespace}, args...),
 		LogPath: filepath.Join(e.StateDir, name+".log"),
 	})
 }
