@@ -337,7 +337,7 @@ func TestNewAggregateConditionMisconfiguration(t *testing.T) {
 		{
 			name: "WithObjectName for another type",
 			call: func() (*metav1.Condition, error) {
-				return aggregate.NewAggregateCondition(ok, "Ready", aggregate.WithObjectName(func(o *object) string { return "x" }))
+				return aggregate.NewAggregateCondition(ok, "Ready", aggregate.WithObjectName(func(_ *object) string { return "x" }))
 			},
 			want: `cannot aggregate condition "Ready" into "Ready": cannot name from[0]: the WithObjectName function does not take a *v1alpha1.Machine`,
 		},

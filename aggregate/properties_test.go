@@ -234,7 +234,7 @@ func checkLastOperation(m *v1alpha1.Machine, prev, got *v1alpha1.LastOperation, 
 		if got.Type != want || got.State != failed {
 			fail("terminal signal %s=%s/%s: %s/%s, want %s/Failed", w.Type, w.Status, w.Reason, got.Type, got.State, want)
 		}
-	case got.State == failed && !(kept && got.Type == deleteOp):
+	case got.State == failed && (!kept || got.Type != deleteOp):
 		fail("Failed without a terminal signal")
 	}
 

@@ -249,8 +249,6 @@ func (p point) String() string {
 // cond returns the choice of condition dimension d.
 func (p point) cond(d int) condChoice { return condDims[d].choices[p[d]] }
 
-func (p point) deletionTimestamp() bool { return deletionChoices[p[dDeletion]].timestamp }
-
 // machine builds the Machine of p, its conditions in catalog order as conditions.Set keeps
 // them; reversed lists them in the opposite order.
 func (p point) machine(reversed bool) *v1alpha1.Machine {

@@ -110,12 +110,12 @@ func isValidType(t string) bool {
 // ignoreDeletingIfMissing is the IgnoreTypesIfMissing of a Machine without a deletionTimestamp.
 var ignoreDeletingIfMissing = []string{v1alpha1.MachineDeletingCondition}
 
-// sameLastOperation reports whether a and b are equal as equality.Semantic.DeepEqual compares
-// them (times by instant), without reflection.
+// sameLastOperation reports whether a and b are equal field by field, times compared by
+// instant (time.Time.Equal: location and monotonic reading ignored), without reflection.
 func sameLastOperation(a, b *v1alpha1.LastOperation) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
 	return a.Type == b.Type && a.State == b.State && a.Description == b.Description &&
-		a.LastUpdated.UTC() == b.LastUpdated.UTC()
+		a.LastUpdated.Time.Equal(b.LastUpdated.Time)
 }

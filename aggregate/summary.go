@@ -159,7 +159,8 @@ func setSummaryCondition(to conditions.Setter, target string, o *SummaryOptions)
 // summaryScope checks the options and returns the condition types in scope, deduplicated and
 // in catalog order, appended to buf (so that a caller's array can hold them).
 func summaryScope(target string, o *SummaryOptions, buf []string) ([]string, error) {
-	scope := append(buf[:0], o.ConditionTypes...)
+	scope := buf[:0]
+	scope = append(scope, o.ConditionTypes...)
 	slices.SortFunc(scope, conditions.Compare)
 	scope = slices.Compact(scope)
 	if len(scope) > 0 && scopeValidated(target, scope) {
