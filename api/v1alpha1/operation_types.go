@@ -7,15 +7,15 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 type MachineOperationType string
 
 const (
-	// MachineOperationCreate: from creation until the Node is first Ready.
+	// MachineOperationCreate runs from creation until the Node is first Ready.
 	MachineOperationCreate MachineOperationType = "Create"
-	// MachineOperationUpdate: an update of the Machine (e.g. kubelet version) is running or ended.
+	// MachineOperationUpdate is an update of the Machine (e.g. kubelet version), running or ended.
 	MachineOperationUpdate MachineOperationType = "Update"
-	// MachineOperationDrainNode: the Node is cordoned or drained.
+	// MachineOperationDrainNode means the Node is cordoned or drained.
 	MachineOperationDrainNode MachineOperationType = "DrainNode"
-	// MachineOperationHealthCheck: the Node stopped being Ready, or the health check failed.
+	// MachineOperationHealthCheck means the Node stopped being Ready, or the health check failed.
 	MachineOperationHealthCheck MachineOperationType = "HealthCheck"
-	// MachineOperationDelete: the Machine is being deleted.
+	// MachineOperationDelete means the Machine is being deleted.
 	MachineOperationDelete MachineOperationType = "Delete"
 )
 
@@ -24,11 +24,11 @@ const (
 type MachineOperationState string
 
 const (
-	// MachineOperationStateProcessing: the operation is in progress.
+	// MachineOperationStateProcessing means the operation is in progress.
 	MachineOperationStateProcessing MachineOperationState = "Processing"
-	// MachineOperationStateSuccessful: the operation ended well.
+	// MachineOperationStateSuccessful means the operation ended well.
 	MachineOperationStateSuccessful MachineOperationState = "Successful"
-	// MachineOperationStateFailed: the operation ended with a terminal failure.
+	// MachineOperationStateFailed means the operation ended with a terminal failure.
 	MachineOperationStateFailed MachineOperationState = "Failed"
 )
 

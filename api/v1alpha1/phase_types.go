@@ -10,41 +10,41 @@ package v1alpha1
 type MachinePhase string
 
 const (
-	// MachinePhasePending: nothing has started yet (no infrastructure progress reported).
+	// MachinePhasePending means nothing has started yet (no infrastructure progress reported).
 	MachinePhasePending MachinePhase = "Pending"
 
-	// MachinePhaseProvisioning: the bootstrap data is ready, or the infrastructure object exists
+	// MachinePhaseProvisioning means the bootstrap data is ready, or the infrastructure object exists
 	// and is being provisioned.
 	MachinePhaseProvisioning MachinePhase = "Provisioning"
 
-	// MachinePhaseProvisioned: the infrastructure is provisioned; no Node is Ready yet.
+	// MachinePhaseProvisioned means the infrastructure is provisioned; no Node is Ready yet.
 	MachinePhaseProvisioned MachinePhase = "Provisioned"
 
-	// MachinePhaseRunning: the Node is Ready.
+	// MachinePhaseRunning means the Node is Ready.
 	MachinePhaseRunning MachinePhase = "Running"
 
-	// MachinePhaseUnknown: creation has finished but the Node is not Ready (lost contact or
+	// MachinePhaseUnknown means creation has finished but the Node is not Ready (lost contact or
 	// NotReady), still inside the health-check timeout.
 	MachinePhaseUnknown MachinePhase = "Unknown"
 
-	// MachinePhaseStandby: the Machine is parked on purpose (spec.standby).
+	// MachinePhaseStandby means the Machine is parked on purpose (spec.standby).
 	MachinePhaseStandby MachinePhase = "Standby"
 
-	// MachinePhaseDraining: the Node is cordoned or being drained.
+	// MachinePhaseDraining means the Node is cordoned or being drained.
 	MachinePhaseDraining MachinePhase = "Draining"
 
-	// MachinePhaseUpdating: an update is in progress (e.g. the kubelet version differs from
+	// MachinePhaseUpdating means an update is in progress (e.g. the kubelet version differs from
 	// spec.version).
 	MachinePhaseUpdating MachinePhase = "Updating"
 
-	// MachinePhaseFailed: a terminal signal is present now (failed health check or a terminal
+	// MachinePhaseFailed means a terminal signal is present now (failed health check or a terminal
 	// reason). Never sticky: the phase is recomputed when the signal goes away.
 	MachinePhaseFailed MachinePhase = "Failed"
 
-	// MachinePhaseDeleting: the Machine has a deletionTimestamp and deletion is in progress.
+	// MachinePhaseDeleting means the Machine has a deletionTimestamp and deletion is in progress.
 	MachinePhaseDeleting MachinePhase = "Deleting"
 
-	// MachinePhaseDeleted: the Machine has a deletionTimestamp and everything it depended on is
+	// MachinePhaseDeleted means the Machine has a deletionTimestamp and everything it depended on is
 	// gone; only other controllers' finalizers keep the object.
 	MachinePhaseDeleted MachinePhase = "Deleted"
 )
