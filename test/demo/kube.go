@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -100,7 +101,7 @@ func describe(m *v1alpha1.Machine) string {
 	if m.Status.NodeRef != nil {
 		fmt.Fprintf(&b, "\n  nodeRef: %s", m.Status.NodeRef.Name)
 	}
-	conds := append(m.Status.Conditions[:0:0], m.Status.Conditions...)
+	conds := slices.Clone(m.Status.Conditions)
 	sort.Slice(conds, func(i, j int) bool { return conds[i].Type < conds[j].Type })
 	b.WriteString("\n  conditions:\n")
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)

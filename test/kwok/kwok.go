@@ -17,8 +17,9 @@ const Module = "sigs.k8s.io/kwok"
 // simulated provider sets on its Nodes (kwokctl's default too).
 const ManageNodesSelector = "kwok.x-k8s.io/node=fake"
 
-// NotReadyLabel, set to "true" on a kwok-managed Node, makes kwok's node-not-ready stage set the
-// Node's Ready condition False (after about a second); removing it makes the Node Ready again.
+// NotReadyLabel is the label that, set to "true" on a kwok-managed Node, makes kwok's
+// node-not-ready stage set the Node's Ready condition False (after about a second); removing it
+// makes the Node Ready again.
 const NotReadyLabel = "node-not-ready.stage.kwok.x-k8s.io"
 
 // ShippedStages are the stage directories, inside the kwok module, that kwok runs with.

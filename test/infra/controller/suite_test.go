@@ -94,7 +94,12 @@ func run(m *testing.M) int {
 	defer cancel()
 	mgrDone := make(chan error, 1)
 	go func() { mgrDone <- mgr.Start(ctx) }()
-	defer func() { cancel(); <-mgrDone }()
+	defer func() {
+		cancel()
+		if err := <-mgrDone; err != nil {
+			fmt.Fprintln(os.Stderr, "the SimMachine test suite's manager failed:", err)
+		}
+	}()
 
 	if k8sClient, err = client.New(cp.Config, client.Options{Scheme: scheme}); err != nil {
 		return fail(err)
@@ -117,16 +122,14 @@ func eventually(t *testing.T, timeout time.Duration, cond func(ctx context.Conte
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), timeout)
 	defer cancel()
-	last := ""
 	for {
 		ok, msg := cond(ctx)
 		if ok {
 			return
 		}
-		last = msg
 		select {
 		case <-ctx.Done():
-			t.Fatalf("not true after %s: %s", timeout, last)
+			t.Fatalf("not true after %s: %s", timeout, msg)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

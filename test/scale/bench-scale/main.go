@@ -21,6 +21,12 @@ import (
 )
 
 func main() {
+	os.Exit(run())
+}
+
+// run is the command; it returns the exit code (0, or 1 on a failure or a goal not met) so
+// that its deferred calls run before main exits.
+func run() int {
 	n := flag.Int("n", 1000, "Number of Machines.")
 	steady := flag.Duration("steady", 2*time.Minute, "How long the fleet is held steady while idle writes are counted.")
 	workers := flag.Int("max-concurrent-reconciles", 4, "Passed to the manager.")
@@ -35,7 +41,7 @@ func main() {
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bench-scale FAILED: %v (logs in .scale/)\n", err)
-		os.Exit(1)
+		return 1
 	}
 	table := res.Table()
 	fmt.Printf("\n%s\n", table)
@@ -51,14 +57,15 @@ func main() {
 		cmd := fmt.Sprintf("make bench-scale N=%d", *n)
 		if err := record(*n, cmd, table, time.Since(start)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			return 1
 		}
 		fmt.Println("\nrecorded in docs/benchmarks.md")
 	}
 	if failed > 0 {
 		fmt.Fprintf(os.Stderr, "%d goal(s) not met\n", failed)
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 // record replaces (or appends) the section for N in docs/benchmarks.md.
