@@ -143,7 +143,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:    "no spec.version: Updating is left to others",
-			machine: func(m *v1alpha1.Machine) {},
+			machine: func(*v1alpha1.Machine) {},
 			in:      statusInputs{Now: at(1), Infra: provisioned(), Node: node(corev1.ConditionTrue, at(0))},
 			want: want{phase: v1alpha1.MachinePhaseRunning, conditions: map[string]string{
 				"Updating": "absent",

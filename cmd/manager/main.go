@@ -82,7 +82,8 @@ func main() {
 }
 
 func run(o options) error {
-	if o.leaderElect && !(0 < o.retryPeriod && o.retryPeriod < o.renewDeadline && o.renewDeadline < o.leaseDuration) {
+	timingOK := 0 < o.retryPeriod && o.retryPeriod < o.renewDeadline && o.renewDeadline < o.leaseDuration
+	if o.leaderElect && !timingOK {
 		return fmt.Errorf("invalid leader election timing: need 0 < --leader-election-retry-period (%s) < --leader-election-renew-deadline (%s) < --leader-election-lease-duration (%s)",
 			o.retryPeriod, o.renewDeadline, o.leaseDuration)
 	}

@@ -87,7 +87,7 @@ func Start(opts Options) (*ControlPlane, error) {
 	}
 	cp := &ControlPlane{Config: cfg, Kubeconfig: env.KubeConfig, env: env, certDir: certDir}
 	if opts.KubeconfigPath != "" {
-		if err := os.MkdirAll(filepath.Dir(opts.KubeconfigPath), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(opts.KubeconfigPath), 0o750); err != nil {
 			_ = cp.Stop()
 			return nil, fmt.Errorf("cannot create kubeconfig directory: %w", err)
 		}
@@ -144,7 +144,7 @@ func assetsDir(dir string) (string, error) {
 		return "", fmt.Errorf("cannot resolve assets directory %q: %w", dir, err)
 	}
 	for _, name := range []string{"kube-apiserver", "etcd"} {
-		if _, err := os.Stat(filepath.Join(abs, name)); err != nil {
+		if _, err := os.Stat(filepath.Join(abs, name)); err != nil { //nolint:gosec // G703: the directory is the caller's own configuration (flag or KUBEBUILDER_ASSETS)
 			return "", fmt.Errorf("%w (looked in %s)", ErrAssetsMissing, abs)
 		}
 	}

@@ -263,7 +263,7 @@ func (e *Fleet) Watch(ctx context.Context, cancel context.CancelCauseFunc) {
 		cancel(e.Manager.ExitError())
 	case err := <-e.provider.done:
 		e.provider.done <- err // for stop
-		cancel(fmt.Errorf("the simulated provider stopped: %v", err))
+		cancel(fmt.Errorf("the simulated provider stopped: %w", err))
 	}
 }
 
