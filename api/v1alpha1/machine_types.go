@@ -5,8 +5,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// PausedAnnotation, when present on a Machine (any value), pauses reconciliation: the
-// controller sets Paused=True and rewrites nothing else.
+// PausedAnnotation is the annotation that, when present on a Machine (any value), pauses
+// reconciliation: the controller sets Paused=True and rewrites nothing else.
 const PausedAnnotation = "machinestatus.io/paused"
 
 // Defaults of the health check, used when the Machine leaves the fields empty.

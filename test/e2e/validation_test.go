@@ -88,9 +88,6 @@ func dnsName(n int) string {
 			b.WriteByte('.')
 		}
 		label := min(63, n-b.Len())
-		if label == 1 && b.Len() > 0 {
-			// avoid ending on "." with no room: make the previous label one shorter
-		}
 		b.WriteString(strings.Repeat("a", label))
 	}
 	s := b.String()
