@@ -57,16 +57,17 @@ func ownedStatus(m *v1alpha1.Machine) (*unstructured.Unstructured, error) {
 	return &unstructured.Unstructured{Object: u}, nil
 }
 
-// applyStatus writes the owned part of m's status with server-side apply.
-func (r *MachineReconciler) applyStatus(ctx context.Context, m *v1alpha1.Machine) error {
+// applyStatus writes the owned part of m's status with server-side apply and returns the
+// resourceVersion the API server stored.
+func (r *MachineReconciler) applyStatus(ctx context.Context, m *v1alpha1.Machine) (string, error) {
 	u, err := ownedStatus(m)
 	if err != nil {
-		return err
+		return "", err
 	}
 	err = r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
 		client.FieldOwner(cmp.Or(r.FieldOwner, DefaultFieldOwner)), client.ForceOwnership)
 	if err != nil {
-		return fmt.Errorf("cannot apply the status of Machine %s/%s: %w", m.Namespace, m.Name, err)
+		return "", fmt.Errorf("cannot apply the status of Machine %s/%s: %w", m.Namespace, m.Name, err)
 	}
-	return nil
+	return u.GetResourceVersion(), nil
 }

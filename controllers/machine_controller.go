@@ -149,12 +149,18 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		next = r.kindRetryDeadline(in, now, next)
 	}
 
-	if !equality.Semantic.DeepEqual(before.Status, m.Status) && !r.written.alreadyWritten(before, &m.Status) {
-		if err := r.applyStatus(ctx, m); err != nil {
+	// The stored status as far as we know: our last write while the cache lags behind it.
+	stored := before
+	if s := r.written.lastWritten(before); s != nil {
+		stored = &v1alpha1.Machine{Status: *s}
+	}
+	if !equality.Semantic.DeepEqual(stored.Status, m.Status) {
+		written, err := r.applyStatus(ctx, m)
+		if err != nil {
 			return ctrl.Result{}, err
 		}
-		r.written.record(before, &m.Status)
-		t := transitionOf(before, m)
+		r.written.record(before, &m.Status, written)
+		t := transitionOf(stored, m)
 		r.recordEvents(m, t)
 		recordTransition(t)
 	}

@@ -10,25 +10,47 @@ import (
 
 func TestWrittenStatuses(t *testing.T) {
 	var w writtenStatuses
-	m := &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m", ResourceVersion: "10"}}
-	running := &v1alpha1.MachineStatus{Phase: v1alpha1.MachinePhaseRunning}
-	if w.alreadyWritten(m, running) {
-		t.Fatal("nothing written yet")
+	at := func(rv string) *v1alpha1.Machine {
+		return &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m", ResourceVersion: rv}}
 	}
-	w.record(m, running)
-	if !w.alreadyWritten(m, running) {
-		t.Error("the same status from the same cached version must be skipped")
+	phase := func(s *v1alpha1.MachineStatus) v1alpha1.MachinePhase {
+		if s == nil {
+			return "nil"
+		}
+		return s.Phase
 	}
-	if w.alreadyWritten(m, &v1alpha1.MachineStatus{Phase: v1alpha1.MachinePhaseFailed}) {
-		t.Error("a different status must be written")
+	if got := w.lastWritten(at("10")); got != nil {
+		t.Fatalf("nothing written yet, got %v", got)
 	}
-	newer := m.DeepCopy()
-	newer.ResourceVersion = "11"
-	if w.alreadyWritten(newer, running) {
-		t.Error("once the cache shows a newer version, it alone decides")
+
+	// Provisioned written from version 10, producing 11; while the cache shows 10 it lags.
+	w.record(at("10"), &v1alpha1.MachineStatus{Phase: v1alpha1.MachinePhaseProvisioned}, "11")
+	if got := phase(w.lastWritten(at("10"))); got != v1alpha1.MachinePhaseProvisioned {
+		t.Errorf("cache at the version written from: lastWritten %s, want Provisioned", got)
 	}
-	w.forget(keyOf(m))
-	if w.alreadyWritten(m, running) {
-		t.Error("forgotten")
+	// Running written from 10 again (the cache still lags), producing 12.
+	w.record(at("10"), &v1alpha1.MachineStatus{Phase: v1alpha1.MachinePhaseRunning}, "12")
+	for _, rv := range []string{"10", "11"} {
+		if got := phase(w.lastWritten(at(rv))); got != v1alpha1.MachinePhaseRunning {
+			t.Errorf("cache at %s, older than the last write: lastWritten %s, want Running", rv, got)
+		}
+	}
+	// The cache shows the last write: it alone decides, and the Machine is forgotten.
+	if got := w.lastWritten(at("12")); got != nil {
+		t.Errorf("cache caught up: lastWritten %v, want nil", got)
+	}
+	if got := w.lastWritten(at("11")); got != nil {
+		t.Errorf("after the cache caught up nothing is kept, got %v", got)
+	}
+
+	// A write from a version nobody wrote from starts afresh; someone else's version ends it.
+	w.record(at("20"), &v1alpha1.MachineStatus{Phase: v1alpha1.MachinePhaseFailed}, "21")
+	if got := w.lastWritten(at("15")); got != nil {
+		t.Errorf("cache at a version we neither wrote from nor produced: lastWritten %v, want nil", got)
+	}
+	w.record(at("30"), &v1alpha1.MachineStatus{Phase: v1alpha1.MachinePhaseFailed}, "")
+	w.forget(keyOf(at("30")))
+	if got := w.lastWritten(at("30")); got != nil {
+		t.Errorf("forgotten, got %v", got)
 	}
 }
