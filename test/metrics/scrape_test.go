@@ -1,0 +1,106 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// families is one scrape: metric families by name.
+type families map[string]*dto.MetricFamily
+
+// scrape GETs url and parses the Prometheus text format.
+func scrape(ctx context.Context, url string) (families, error) {
+	body, err := get(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("cannot parse %s: %w", url, err)
+	}
+	return fams, nil
+}
+
+// get returns the body of a 200 response to GET url.
+func get(ctx context.Context, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s: %s", url, resp.Status, b)
+	}
+	return string(b), nil
+}
+
+// labels returns a sample's labels as a map.
+func labels(m *dto.Metric) map[string]string {
+	l := map[string]string{}
+	for _, p := range m.GetLabel() {
+		l[p.GetName()] = p.GetValue()
+	}
+	return l
+}
+
+// labelNames returns the sorted label names of a sample.
+func labelNames(m *dto.Metric) []string {
+	var names []string
+	for _, p := range m.GetLabel() {
+		names = append(names, p.GetName())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// value returns a gauge's or counter's value.
+func value(m *dto.Metric) float64 {
+	if g := m.GetGauge(); g != nil {
+		return g.GetValue()
+	}
+	return m.GetCounter().GetValue()
+}
+
+// sum adds the values of family name's samples whose labels include match; 0 when absent.
+func (f families) sum(name string, match map[string]string) float64 {
+	total := 0.0
+	for _, m := range f[name].GetMetric() {
+		l := labels(m)
+		ok := true
+		for k, v := range match {
+			ok = ok && l[k] == v
+		}
+		if ok {
+			total += value(m)
+		}
+	}
+	return total
+}
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
