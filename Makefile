@@ -147,7 +147,18 @@ install: $(KUBECTL) ## Install the CRDs into the cluster in the current kubeconf
 uninstall: $(KUBECTL) ## Remove the CRDs from the cluster in the current kubeconfig.
 	$(KUBECTL) delete --ignore-not-found -k config/crd
 
+# The manager image: what docker-build tags and deploy runs (config/manager names the default).
 IMG ?= machinestatus-manager:latest
+CONTAINER_TOOL ?= docker
+
+.PHONY: docker-build
+docker-build: ## Build the manager image IMG=... from the Dockerfile (CONTAINER_TOOL=docker).
+	$(CONTAINER_TOOL) build -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: ## Push the manager image IMG=... to its registry.
+	$(CONTAINER_TOOL) push $(IMG)
+
 .PHONY: deploy
 deploy: $(KUBECTL) ## Deploy CRDs, RBAC and the manager (IMG=...) to the current cluster.
 	$(KUBECTL) kustomize config/default | sed 's#image: machinestatus-manager:latest#image: $(IMG)#' | $(KUBECTL) apply --server-side -f -
