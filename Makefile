@@ -97,13 +97,16 @@ test: tools build ## Run every test against a real kube-apiserver + etcd (and kw
 test-faults: tools build ## Run only the fault tests (docs/reliability.md; ~4 min); FAULTS_WRITE_DOCS=1 records their figures there.
 	go test $(GO_TEST_FLAGS) -tags faults -timeout 15m -v ./test/faults/
 
-FUZZ_TARGETS := FuzzValidate FuzzSet FuzzPatchApply FuzzFromUnstructured
+# Fuzz targets as package:Target (the package directory below the repository root).
+FUZZ_TARGETS := conditions:FuzzValidate conditions:FuzzSet conditions:FuzzPatchApply \
+	conditions:FuzzFromUnstructured controllers:FuzzComputeStatus
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (default 1m each; make test runs 5s each).
-	@for target in $(FUZZ_TARGETS); do \
-		echo "go test -run '^$$' -fuzz '^$$target$$' -fuzztime $(FUZZTIME) ./conditions"; \
-		go test -count=1 -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) ./conditions || exit 1; \
+	@for entry in $(FUZZ_TARGETS); do \
+		pkg="./$${entry%%:*}"; target="$${entry#*:}"; \
+		echo "go test -run '^$$' -fuzz '^$$target$$' -fuzztime $(FUZZTIME) $$pkg"; \
+		go test -count=1 -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) "$$pkg" || exit 1; \
 	done
 
 ##@ Benchmarks

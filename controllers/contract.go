@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -37,9 +38,28 @@ type contractError struct {
 
 func (e *contractError) Error() string { return fmt.Sprintf("%s: %v", e.field, e.err) }
 
+// contractState returns st for an object that exists: what obj reports per the contract or, when
+// it does not follow the contract, the ContractViolation problem with a message of at most
+// maxForeignMessage bytes naming the field. readyField is as for readContract.
+func contractState(st refState, obj *unstructured.Unstructured, readyField string) refState {
+	st.Exists = true
+	status, err := readContract(obj, readyField)
+	if err != nil {
+		st.Problem = refContractViolation
+		st.Unreadable = bound(fmt.Sprintf("%s does not follow the contract: %v", st, err))
+		return st
+	}
+	st.Status = status
+	return st
+}
+
+// maxProviderIDLength is the Machine CRD's MaxLength of spec.providerID and status.providerID.
+const maxProviderIDLength = 512
+
 // readContract reads obj per the contract; readyField is "provisioned" for infrastructure and
 // "dataSecretCreated" for bootstrap objects. Missing and null fields read as their zero value.
-// It returns a *contractError naming the first field it reads that has the wrong JSON type
+// It returns a *contractError naming a spec.providerID longer than maxProviderIDLength
+// characters, or the first field it reads that has the wrong JSON type
 // (including an object on the way to it that is not an object, e.g. a string status) or, for
 // status.conditions / status.v1beta2.conditions, that conditions.FromUnstructured cannot read.
 func readContract(obj *unstructured.Unstructured, readyField string) (contractStatus, error) {
@@ -71,6 +91,10 @@ func readContract(obj *unstructured.Unstructured, readyField string) (contractSt
 		if *f.into, _, err = nestedString(obj.Object, f.path...); err != nil {
 			return s, err
 		}
+	}
+	if n := utf8.RuneCountInString(s.ProviderID); n > maxProviderIDLength {
+		// The Machine's status.providerID, where it is copied, holds at most that many.
+		return s, &contractError{"spec.providerID", fmt.Errorf("must be at most %d characters, not %d", maxProviderIDLength, n)}
 	}
 	if s.FailureReason == "" && s.FailureMessage == "" {
 		s.FailureReason, s.FailureMessage = depReason, depMessage

@@ -205,10 +205,7 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 	mapping, err := r.restMapping(schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind}, now)
 	if err != nil {
 		if meta.IsNoMatchError(err) {
-			st.Problem = refKindNotServed
-			st.Unreadable = fmt.Sprintf("cannot read %s: the API server serves no kind %s in group %s (is its CRD installed?); checking again every %s",
-				st, ref.Kind, ref.APIGroup, r.kindRetryInterval())
-			return st, nil
+			return kindNotServed(st, ref.APIGroup, r.kindRetryInterval()), nil
 		}
 		return st, fmt.Errorf("cannot resolve kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
 	}
@@ -239,12 +236,7 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 	case err != nil:
 		return st, fmt.Errorf("cannot read %s: %w", st, err)
 	}
-	st.Exists = true
-	if st.Status, err = readContract(obj, readyField); err != nil {
-		st.Problem = refContractViolation
-		st.Unreadable = bound(fmt.Sprintf("%s does not follow the contract: %v", st, err))
-	}
-	return st, nil
+	return contractState(st, obj, readyField), nil
 }
 
 // findNode returns the Machine's Node: by status.nodeRef when set, else by providerID (field

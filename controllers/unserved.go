@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -60,6 +61,15 @@ func (r *MachineReconciler) restMapping(gk schema.GroupKind, now time.Time) (*me
 		r.unserved.forget(gk)
 	}
 	return mapping, err
+}
+
+// kindNotServed returns st for a reference whose kind (st.Kind in group) the API server does not
+// serve: the KindNotServed problem, with a message saying when the controller checks again.
+func kindNotServed(st refState, group string, interval time.Duration) refState {
+	st.Problem = refKindNotServed
+	st.Unreadable = fmt.Sprintf("cannot read %s: the API server serves no kind %s in group %s (is its CRD installed?); checking again every %s",
+		st, st.Kind, group, interval)
+	return st
 }
 
 // kindRetryDeadline returns the earlier of next (zero: none) and now plus the retry interval
