@@ -2,7 +2,9 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -29,7 +31,15 @@ type machineSchema struct {
 	structural *structuralschema.Structural
 	openapi    validation.SchemaValidator
 	cel        *cel.Validator
+
+	// seen remembers the verdicts on the last few thousand objects, by their JSON: a fuzz target
+	// sends many equal ones, and validating costs milliseconds.
+	mu   sync.Mutex
+	seen map[string]field.ErrorList
 }
+
+// maxSeen bounds machineSchema.seen; it is emptied when full.
+const maxSeen = 4096
 
 // newMachineSchema loads the v1alpha1 schema of config/crd/bases/machinestatus.io_machines.yaml.
 func newMachineSchema(tb testing.TB) *machineSchema {
@@ -55,7 +65,7 @@ func newMachineSchema(tb testing.TB) *machineSchema {
 	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(props, internal, nil); err != nil {
 		tb.Fatal(err)
 	}
-	s := &machineSchema{}
+	s := &machineSchema{seen: map[string]field.ErrorList{}}
 	if s.structural, err = structuralschema.NewStructural(internal); err != nil {
 		tb.Fatal(err)
 	}
@@ -74,9 +84,28 @@ func (s *machineSchema) validate(m *v1alpha1.Machine) field.ErrorList {
 		return field.ErrorList{field.InternalError(nil, fmt.Errorf("cannot convert the Machine: %w", err))}
 	}
 	obj["apiVersion"], obj["kind"] = v1alpha1.GroupVersion.String(), "Machine"
+	key, err := json.Marshal(obj)
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, fmt.Errorf("cannot encode the Machine: %w", err))}
+	}
+	s.mu.Lock()
+	errs, ok := s.seen[string(key)]
+	s.mu.Unlock()
+	if ok {
+		return errs
+	}
+
 	structuraldefaulting.Default(obj, s.structural)
-	errs := validation.ValidateCustomResource(nil, obj, s.openapi)
+	errs = validation.ValidateCustomResource(nil, obj, s.openapi)
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, s.structural, obj)...)
 	celErrs, _ := s.cel.Validate(context.Background(), nil, s.structural, obj, nil, celconfig.RuntimeCELCostBudget)
-	return append(errs, celErrs...)
+	errs = append(errs, celErrs...)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.seen) >= maxSeen {
+		clear(s.seen)
+	}
+	s.seen[string(key)] = errs
+	return errs
 }

@@ -21,7 +21,6 @@ const (
 )
 
 // MachineSpec is what the Machine should be. The machinestatus controller never writes it.
-// +kubebuilder:validation:XValidation:rule="!has(self.readinessGates) || self.readinessGates.all(g, !(g.conditionType in ['Ready']))",message="a readiness gate cannot be the Ready condition itself"
 type MachineSpec struct {
 	// providerID is the identifier of the Machine's host in its infrastructure provider, as the
 	// Node reports it in spec.providerID. When empty, the infrastructure object's
@@ -48,7 +47,7 @@ type MachineSpec struct {
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
-	// +kubebuilder:validation:Pattern=`^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]*)?$`
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || self.matches('^v?[0-9]+[.][0-9]+[.][0-9]+([-+][0-9A-Za-z.+-]*)?$')",message="must be a kubelet version: an optional 'v', then major.minor.patch and an optional '-' or '+' suffix (e.g. v1.36.3)"
 	Version string `json:"version,omitempty"`
 
 	// standby parks a provisioned Machine on purpose (e.g. a powered-off bare-metal host):
@@ -76,21 +75,21 @@ type ContractVersionedObjectReference struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="must be an API group: a DNS subdomain of lower-case letters, digits, '-' and '.' (e.g. infrastructure.cluster.x-k8s.io)"
 	APIGroup string `json:"apiGroup"`
 
 	// kind of the referenced object, in CamelCase.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
-	// +kubebuilder:validation:Pattern=`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || self.matches('^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$')",message="must be a kind: letters, digits and '-', starting with a letter (e.g. DockerMachine)"
 	Kind string `json:"kind"`
 
 	// name of the referenced object.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="must be an object name: a DNS subdomain of lower-case letters, digits, '-' and '.' (e.g. worker-0)"
 	Name string `json:"name"`
 }
 
@@ -108,6 +107,7 @@ type Bootstrap struct {
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="must be a Secret name: a DNS subdomain of lower-case letters, digits, '-' and '.' (e.g. worker-0-bootstrap)"
 	DataSecretName string `json:"dataSecretName,omitempty"`
 }
 
@@ -125,11 +125,16 @@ const (
 // MachineReadinessGate is an extra condition, set on the Machine by another controller, that
 // Ready takes into account.
 type MachineReadinessGate struct {
-	// conditionType is the type of the condition in status.conditions.
+	// conditionType is the type of the condition in status.conditions: an optional DNS
+	// subdomain prefix of at most 253 characters and '/', then a name of at most 63
+	// characters. It cannot be Ready or Stalled, which are derived from the other conditions.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=316
-	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || self.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$')",message="must be a condition type: an optional DNS subdomain prefix and '/', then a name of letters, digits, '-', '_' and '.' that starts and ends with a letter or digit (e.g. example.com/NetworkReady)"
+	// +kubebuilder:validation:XValidation:rule="self.indexOf('/') <= 253",message="a condition type's prefix must be at most 253 characters"
+	// +kubebuilder:validation:XValidation:rule="size(self) - self.indexOf('/') - 1 <= 63",message="a condition type's name part must be at most 63 characters"
+	// +kubebuilder:validation:XValidation:rule="!(self in ['Ready', 'Stalled'])",message="a readiness gate cannot be Ready or Stalled, which are derived from the other conditions"
 	ConditionType string `json:"conditionType"`
 
 	// polarity of the condition: Positive (True is good, the default) or Negative.
