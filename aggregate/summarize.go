@@ -26,8 +26,9 @@ import (
 //
 // A readiness gate that is a built-in type of the scope keeps the built-in polarity; a gate
 // whose polarity is empty takes the catalog's (Negative for the types in
-// the conditions polarity registry, else Positive); a gate named Ready or with an invalid
-// condition type (both rejected by the CRD) is skipped, so Summarize cannot be misconfigured.
+// the conditions polarity registry, else Positive); a gate named Ready or Stalled (both derived
+// by Summarize) or with an invalid condition type (all rejected by the CRD) is skipped, so
+// Summarize cannot be misconfigured.
 // Ready is left as it was only if conditions.Set rejects it, which needs a negative
 // metadata.generation or a clock that reads the zero time.
 //
@@ -80,7 +81,7 @@ func readyOptions(m *v1alpha1.Machine, setOpts []conditions.SetOption, scope, ne
 	negative = append(negative, v1alpha1.MachineDeletingCondition)
 	for _, g := range m.Spec.ReadinessGates {
 		t := g.ConditionType
-		if t == v1alpha1.MachineReadyCondition || slices.Contains(scope, t) || !isValidType(t) {
+		if t == v1alpha1.MachineReadyCondition || t == v1alpha1.MachineStalledCondition || slices.Contains(scope, t) || !isValidType(t) {
 			continue
 		}
 		scope = append(scope, t)

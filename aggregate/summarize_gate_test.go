@@ -19,3 +19,18 @@ func TestSummarizeSkipsGateTheSummaryRefuses(t *testing.T) {
 		t.Fatal("Ready was not written")
 	}
 }
+
+// TestSummarizeSkipsStalledGate: Stalled is derived from the phase after Ready, so a gate on it
+// (as a Cluster API Machine may carry) is skipped; otherwise Summarize would need two passes
+// to settle a Failed Machine.
+func TestSummarizeSkipsStalledGate(t *testing.T) {
+	m := &v1alpha1.Machine{Spec: v1alpha1.MachineSpec{ReadinessGates: []v1alpha1.MachineReadinessGate{{ConditionType: v1alpha1.MachineStalledCondition}}}}
+	conditions.MarkFalse(m, v1alpha1.MachineHealthCheckSucceededCondition, v1alpha1.MachineHealthCheckUnhealthyNodeReason, "Node Ready=False for more than 5m")
+	aggregate.Summarize(m)
+	if m.Status.Phase != v1alpha1.MachinePhaseFailed || !conditions.IsTrue(m, v1alpha1.MachineStalledCondition) {
+		t.Fatalf("want phase Failed with Stalled=True, got phase %s", m.Status.Phase)
+	}
+	if aggregate.Summarize(m) {
+		t.Fatal("a second Summarize changed the Machine: the Stalled gate was read")
+	}
+}
