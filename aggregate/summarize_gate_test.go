@@ -25,7 +25,9 @@ func TestSummarizeSkipsGateTheSummaryRefuses(t *testing.T) {
 // to settle a Failed Machine.
 func TestSummarizeSkipsStalledGate(t *testing.T) {
 	m := &v1alpha1.Machine{Spec: v1alpha1.MachineSpec{ReadinessGates: []v1alpha1.MachineReadinessGate{{ConditionType: v1alpha1.MachineStalledCondition}}}}
-	conditions.MarkFalse(m, v1alpha1.MachineHealthCheckSucceededCondition, v1alpha1.MachineHealthCheckUnhealthyNodeReason, "Node Ready=False for more than 5m")
+	if _, err := conditions.MarkFalse(m, v1alpha1.MachineHealthCheckSucceededCondition, v1alpha1.MachineHealthCheckUnhealthyNodeReason, "Node Ready=False for more than 5m"); err != nil {
+		t.Fatal(err)
+	}
 	aggregate.Summarize(m)
 	if m.Status.Phase != v1alpha1.MachinePhaseFailed || !conditions.IsTrue(m, v1alpha1.MachineStalledCondition) {
 		t.Fatalf("want phase Failed with Stalled=True, got phase %s", m.Status.Phase)
