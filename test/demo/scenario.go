@@ -67,7 +67,7 @@ func steps() []step {
 		do:   kubectl("apply", "-f", simMachinesFile),
 		want: []expect{phase(hero, v1alpha1.MachinePhaseProvisioning)},
 	}, {
-		title: "Provisioned: the infrastructure is ready, no Node yet",
+		title: "Provisioned: worker-0's infrastructure is ready, its Node not yet registered",
 		what: "The provider set spec.providerID=sim://default/worker-0 and provisioned=true: InfrastructureReady=True.\n" +
 			"The host needs registerNodeAfterSeconds (5 s) more before its Node registers.",
 		want: []expect{phase(hero, v1alpha1.MachinePhaseProvisioned)},
