@@ -8,6 +8,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/machinestatus/machinestatus/internal/jsontype"
 )
 
 // FromUnstructured reads the conditions of any object, e.g. a Cluster API infrastructure or
@@ -83,7 +85,7 @@ func readCondition(item any) (metav1.Condition, string, error) {
 	var c metav1.Condition
 	m, ok := item.(map[string]any)
 	if !ok {
-		return c, "", fmt.Errorf("must be an object, not %s", jsonType(item))
+		return c, "", fmt.Errorf("must be an object, not %s", jsontype.Of(item))
 	}
 	var typ, status, since string
 	strs := []struct {
@@ -124,11 +126,11 @@ func readCondition(item any) (metav1.Condition, string, error) {
 
 	if v, ok := m["observedGeneration"]; ok && v != nil {
 		g, ok := integer(v)
-		if !ok && jsonType(v) == "a number" {
+		if !ok && jsontype.Of(v) == "a number" {
 			return c, ".observedGeneration", fmt.Errorf("must be an integer, not %v", v)
 		}
 		if !ok {
-			return c, ".observedGeneration", fmt.Errorf("must be an integer, not %s", jsonType(v))
+			return c, ".observedGeneration", fmt.Errorf("must be an integer, not %s", jsontype.Of(v))
 		}
 		c.ObservedGeneration = g
 	}
@@ -143,7 +145,7 @@ func object(m map[string]any, key string) (map[string]any, bool, error) {
 	}
 	o, ok := v.(map[string]any)
 	if !ok {
-		return nil, false, fmt.Errorf("must be an object, not %s", jsonType(v))
+		return nil, false, fmt.Errorf("must be an object, not %s", jsontype.Of(v))
 	}
 	return o, true, nil
 }
@@ -156,7 +158,7 @@ func list(m map[string]any, key string) ([]any, bool, error) {
 	}
 	l, ok := v.([]any)
 	if !ok {
-		return nil, false, fmt.Errorf("must be a list, not %s", jsonType(v))
+		return nil, false, fmt.Errorf("must be a list, not %s", jsontype.Of(v))
 	}
 	return l, true, nil
 }
@@ -169,7 +171,7 @@ func str(m map[string]any, key string) (string, bool, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", false, fmt.Errorf("must be a string, not %s", jsonType(v))
+		return "", false, fmt.Errorf("must be a string, not %s", jsontype.Of(v))
 	}
 	return s, true, nil
 }
@@ -190,23 +192,4 @@ func integer(v any) (int64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// jsonType names the JSON type of an unstructured value, or its Go type when it is not one.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case int64, int, int32, float64:
-		return "a number"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "a list"
-	}
-	return fmt.Sprintf("a %T", v)
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/machinestatus/machinestatus/conditions"
+	"github.com/machinestatus/machinestatus/internal/jsontype"
 )
 
 // contractStatus is what a referenced infrastructure or bootstrap object reports, read
@@ -133,7 +134,7 @@ func nestedBool(obj map[string]any, path ...string) (bool, bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, false, &contractError{strings.Join(path, "."), fmt.Errorf("must be a boolean, not %s", jsonType(v))}
+		return false, false, &contractError{strings.Join(path, "."), fmt.Errorf("must be a boolean, not %s", jsontype.Of(v))}
 	}
 	return b, true, nil
 }
@@ -146,7 +147,7 @@ func nestedString(obj map[string]any, path ...string) (string, bool, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", false, &contractError{strings.Join(path, "."), fmt.Errorf("must be a string, not %s", jsonType(v))}
+		return "", false, &contractError{strings.Join(path, "."), fmt.Errorf("must be a string, not %s", jsontype.Of(v))}
 	}
 	return s, true, nil
 }
@@ -158,30 +159,11 @@ func nestedField(obj map[string]any, path ...string) (any, bool, error) {
 	for i, key := range path {
 		m, ok := v.(map[string]any)
 		if !ok {
-			return nil, false, &contractError{strings.Join(path[:i], "."), fmt.Errorf("must be an object, not %s", jsonType(v))}
+			return nil, false, &contractError{strings.Join(path[:i], "."), fmt.Errorf("must be an object, not %s", jsontype.Of(v))}
 		}
 		if v, ok = m[key]; !ok || v == nil {
 			return nil, false, nil
 		}
 	}
 	return v, true, nil
-}
-
-// jsonType names the JSON type of an unstructured value, or its Go type when it is not one.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case int64, int, int32, float64, float32:
-		return "a number"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "a list"
-	}
-	return fmt.Sprintf("a %T", v)
 }

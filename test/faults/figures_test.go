@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/machinestatus/machinestatus/test/internal/host"
 )
 
 // figureBook collects the figures each test logs, by section of docs/reliability.md, so that a
@@ -76,21 +78,8 @@ func (b *figureBook) writeDocs(root string) error {
 	}
 	begin, end := "<!-- faults:run begin -->", "<!-- faults:run end -->"
 	run := fmt.Sprintf("%s\nRecorded by `FAULTS_WRITE_DOCS=1 make test-faults` on %s (%d cores, %s), %s: the whole run took %.0f s,\nof which %.0f s to start the control plane, kwok and the provider.\n%s",
-		begin, cpuModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"), b.suiteTook.Seconds(), b.setupTook.Seconds(), end)
+		begin, host.CPUModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"), b.suiteTook.Seconds(), b.setupTook.Seconds(), end)
 	re := regexp.MustCompile(`(?s)` + regexp.QuoteMeta(begin) + `.*?` + regexp.QuoteMeta(end))
 	text = re.ReplaceAllLiteralString(text, run)
 	return os.WriteFile(path, []byte(text), 0o644)
-}
-
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown CPU"
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown CPU"
 }

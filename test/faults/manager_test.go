@@ -5,12 +5,12 @@ package faults
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/machinestatus/machinestatus/test/internal/host"
 	"github.com/machinestatus/machinestatus/test/internal/proc"
 )
 
@@ -42,7 +42,7 @@ func (fx *fixture) startManager(kubeconfig string, extra ...string) *manager {
 // launchManager is startManager that returns its error instead of failing the test, so that
 // other goroutines than the test's may call it.
 func (fx *fixture) launchManager(kubeconfig string, extra ...string) (*manager, error) {
-	port, err := freePort()
+	port, err := host.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -114,13 +114,4 @@ func requireAlive(t *testing.T, m *manager) {
 	if !m.alive() {
 		t.Fatalf("%s exited: %v\n%s", m.Name, m.ExitError(), m.Tail(20))
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
+	"github.com/machinestatus/machinestatus/test/internal/host"
 )
 
 const (
@@ -50,11 +51,11 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	metricsPort, err := freePort()
+	metricsPort, err := host.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	probePort, err := freePort()
+	probePort, err := host.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

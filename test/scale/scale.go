@@ -13,7 +13,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"slices"
 	"sync"
 	"time"
@@ -26,6 +25,7 @@ import (
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
+	"github.com/machinestatus/machinestatus/test/internal/host"
 	"github.com/machinestatus/machinestatus/test/kwok"
 )
 
@@ -76,7 +76,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.FlipPercent == 0 {
 		o.FlipPercent = 10
 	}
-	port, err := freePort()
+	port, err := host.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -316,15 +316,6 @@ func waitFor(ctx context.Context, timeout time.Duration, what string, done func(
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Percentile returns the p-th percentile (0–100) of sorted durations (nearest rank).

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/machinestatus/machinestatus/test/internal/host"
 	"github.com/machinestatus/machinestatus/test/internal/repo"
 	"github.com/machinestatus/machinestatus/test/scale"
 )
@@ -81,7 +82,7 @@ func record(n int, cmd, table string, took time.Duration) error {
 	}
 	begin, end := fmt.Sprintf("<!-- scale N=%d begin -->", n), fmt.Sprintf("<!-- scale N=%d end -->", n)
 	section := fmt.Sprintf("%s\n### Fleet scale, N = %d\n\n`%s` on %s (%d cores, %s), %s; the whole run took %s.\n\n%s%s",
-		begin, n, cmd, cpuModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"),
+		begin, n, cmd, host.CPUModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"),
 		took.Round(time.Second), table, end)
 	re := regexp.MustCompile(`(?s)` + regexp.QuoteMeta(begin) + `.*?` + regexp.QuoteMeta(end))
 	var out string
@@ -91,17 +92,4 @@ func record(n int, cmd, table string, took time.Duration) error {
 		out = strings.TrimRight(string(old), "\n") + "\n\n" + section + "\n"
 	}
 	return os.WriteFile(path, []byte(out), 0o644)
-}
-
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown CPU"
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown CPU"
 }
