@@ -228,6 +228,14 @@ func TestCRDRejectsBadStatus(t *testing.T) {
 			[]cause{{"status.conditions[0].message", "Too long: may not be more than 32768 bytes"}}},
 		{"condition message of 16385 two-byte characters (32770 bytes)", func(s *v1alpha1.MachineStatus) { withCustom(s, rep("é", 16385)) },
 			[]cause{{"status.conditions", "Invalid value: a condition message must be at most 32768 bytes"}}},
+		{"condition status not True/False/Unknown", func(s *v1alpha1.MachineStatus) {
+			withCustom(s, "")
+			s.Conditions[0].Status = "Maybe"
+		}, []cause{{"status.conditions[0].status", `Unsupported value: "Maybe": supported values: "True", "False", "Unknown"`}}},
+		{"condition reason with spaces", func(s *v1alpha1.MachineStatus) {
+			withCustom(s, "")
+			s.Conditions[0].Reason = "not a reason"
+		}, []cause{{"status.conditions[0].reason", `Invalid value: "not a reason": conditions[0].reason in body should match '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'`}}},
 		{"negative observedGeneration", func(s *v1alpha1.MachineStatus) { s.ObservedGeneration = -1 },
 			[]cause{{"status.observedGeneration", "Invalid value: -1: observedGeneration in body should be greater than or equal to 0"}}},
 		{"providerID of 513 characters", func(s *v1alpha1.MachineStatus) { s.ProviderID = rep("p", 513) },
