@@ -49,15 +49,17 @@ func ClusterAPIMachineStatus(m *clusterv1.Machine, previous *v1alpha1.LastOperat
 // Conditions. Cluster API orchestrates provisioning with status.initialization, and its own
 // phase reads those flags, so they decide whether bootstrap data and infrastructure are ready;
 // its conditions give the rest. A missing Cluster API condition stays missing (never True):
-//   - BootstrapConfigReady: True when status.initialization.bootstrapDataSecretCreated is true
-//     (Cluster API's condition when True, else reason DataSecretCreated); otherwise Cluster
+//   - BootstrapConfigReady: True when status.initialization.bootstrapDataSecretCreated is true,
+//     or when spec.bootstrap gives a dataSecretName without a configRef (Cluster API sets the
+//     flag only for a configRef; a given data secret is ready from the start) (Cluster API's
+//     condition when True, else reason DataSecretCreated); otherwise Cluster
 //     API's condition, except that a True one becomes False/BootstrapConfigNotReady, since the
 //     flag is not set yet.
 //   - InfrastructureReady: likewise True when status.initialization.infrastructureProvisioned
 //     is true (reason InfrastructureProvisioned when Cluster API's condition is not True), and
 //     a True condition without the flag becomes False/InfrastructureNotProvisioned. A False
 //     one becomes Unknown when the infrastructure object does not exist (reason
-//     ObjectDoesNotExist), or while no bootstrap data secret is created: by the Cluster API
+//     ObjectDoesNotExist), or while bootstrap data is not ready (as above): by the Cluster API
 //     contract an infrastructure provider waits for the bootstrap data before it provisions,
 //     so the infrastructure is not being provisioned yet (phase Pending, not Provisioning).
 //   - NodeReady: Cluster API's condition, except that False/NodeDeleted becomes Unknown, as the
@@ -154,7 +156,10 @@ var clusterAPICatalogTypes = []string{
 func clusterAPIConditions(m *clusterv1.Machine) []metav1.Condition {
 	get := func(t string) *metav1.Condition { return findCondition(m.Status.Conditions, t) }
 	isSet := func(flag *bool) bool { return flag != nil && *flag }
-	bootstrapCreated := isSet(m.Status.Initialization.BootstrapDataSecretCreated)
+	// Cluster API sets bootstrapDataSecretCreated only for a configRef; a dataSecretName given
+	// without one is the bootstrap data itself, ready from the start.
+	bootstrapCreated := isSet(m.Status.Initialization.BootstrapDataSecretCreated) ||
+		(!m.Spec.Bootstrap.ConfigRef.IsDefined() && m.Spec.Bootstrap.DataSecretName != nil)
 
 	bootstrap, hasBootstrap := initialized(get(clusterv1.MachineBootstrapConfigReadyCondition),
 		v1alpha1.MachineBootstrapConfigReadyCondition, bootstrapCreated,

@@ -191,22 +191,16 @@ func createdOp() *v1alpha1.LastOperation {
 		Description: "Created: the Node is Ready", LastUpdated: capiAt(5)}
 }
 
-// Why our phase differs from Cluster API's; each is explained in docs/clusterapi.md.
+// Why our phase differs from Cluster API's: each is the heading of a section of
+// docs/clusterapi.md ("### " + heading) that explains it.
 const (
-	whyRunningNeedsNodeReady = "Running means the Node is Ready (NodeReady=True), as Cluster API's own MachinePhaseRunning " +
-		"documents; Cluster API's controller says Running as soon as status.nodeRef is set and the infrastructure is " +
-		"provisioned, whatever the Node reports. Until the Node is first Ready we say Provisioned"
-	whyUnknownAfterCreation = "after creation, a Node that is not Ready (NotReady, unreachable, deleted) makes the phase " +
-		"Unknown inside the health-check timeout; Cluster API keeps Running because the nodeRef stays set"
-	whyDeleted = "Cluster API defines Deleted but never sets it (its controller removes its finalizer in the reconcile " +
-		"that reports DeletionCompleted); when another finalizer keeps the object we say Deleted, since the " +
-		"Machine's infrastructure and Node are gone"
-	whyProviderIDIsNotProvisioned = "Cluster API takes a spec.providerID as proof of provisioning; a user may set it " +
-		"before the infrastructure provider reports status.initialization.infrastructureProvisioned (Cluster API's " +
-		"own Provisioned test does), and we wait for that flag"
-	whyFailedOnHealthCheck = "a MachineHealthCheck that set HealthCheckSucceeded=False is a terminal signal: the phase " +
-		"is Failed (and lastOperation says why) until the signal clears; Cluster API v1beta2 deprecated the Failed " +
-		"phase and never sets it"
+	whyRunningNeedsNodeReady      = "Running needs a Ready Node"
+	whyUnknownAfterCreation       = "Unknown after creation"
+	whyDeleted                    = "Deleted"
+	whyProviderIDIsNotProvisioned = "A providerID is not provisioning"
+	whyFailedOnHealthCheck        = "Failed on a failed health check"
+	whyProvisioningWithDataSecret = "Provisioning with a given data secret"
+	whyDeletingOnRequest          = "Deleting from the request"
 )
 
 type clusterAPIPhaseCase struct {
@@ -224,8 +218,11 @@ type clusterAPIPhaseCase struct {
 	wantPhase v1alpha1.MachinePhase
 	wantType  v1alpha1.MachineOperationType
 	wantState v1alpha1.MachineOperationState
-	// disagreement says why wantPhase is not capiPhase; it is empty when they agree.
+	// disagreement names the docs/clusterapi.md section that says why wantPhase is not
+	// capiPhase; it is empty when they agree.
 	disagreement string
+	// wantDescription, when set, is our lastOperation's description.
+	wantDescription string
 }
 
 const (
@@ -350,12 +347,42 @@ func clusterAPIPhaseCases() []clusterAPIPhaseCase {
 			capiPhase: clusterv1.MachinePhasePending,
 			wantPhase: v1alpha1.MachinePhasePending, wantType: v1alpha1.MachineOperationCreate, wantState: v1alpha1.MachineOperationStateProcessing,
 		},
+		// A dataSecretName without a configRef: Cluster API never sets
+		// status.initialization.bootstrapDataSecretCreated (reconcileBootstrap returns before it),
+		// so its phase goes Pending, Provisioned, Running; the conditions are those its real
+		// controllers wrote (test/clusterapi).
 		{
-			name: "bootstrap dataSecretName given, infrastructure object not yet created: Provisioning", source: fromRules,
+			name: "bootstrap dataSecretName given, infrastructure object not yet created: Pending", source: fromRules,
 			machine: capiMachine(capiConds(capiBootstrapDataSecretProvided, capiInfraDoesNotExist, capiNodeInspection(1),
-				capiNotDeleting, capiNotUpdating, capiNotPaused), withDataSecretName, bootstrapDataSecretCreated),
-			capiPhase: clusterv1.MachinePhaseProvisioning,
+				capiNotDeleting, capiNotUpdating, capiNotPaused), withDataSecretName),
+			capiPhase: clusterv1.MachinePhasePending,
 			wantPhase: v1alpha1.MachinePhaseProvisioning, wantType: v1alpha1.MachineOperationCreate, wantState: v1alpha1.MachineOperationStateProcessing,
+			wantDescription: "Waiting for infrastructure to be provisioned: GenericInfrastructureMachine does not exist",
+			disagreement:    whyProvisioningWithDataSecret,
+		},
+		{
+			name: "bootstrap dataSecretName given, infrastructure provisioning: Pending", source: fromRules,
+			machine: capiMachine(capiConds(capiBootstrapDataSecretProvided, capiInfraNotReady, capiNodeInspection(1),
+				capiNotDeleting, capiNotUpdating, capiNotPaused), withDataSecretName),
+			capiPhase: clusterv1.MachinePhasePending,
+			wantPhase: v1alpha1.MachinePhaseProvisioning, wantType: v1alpha1.MachineOperationCreate, wantState: v1alpha1.MachineOperationStateProcessing,
+			wantDescription: "Waiting for infrastructure to be provisioned: GenericInfrastructureMachine status.initialization.provisioned is false",
+			disagreement:    whyProvisioningWithDataSecret,
+		},
+		{
+			name: "bootstrap dataSecretName given, infrastructure provisioned, no Node yet: Provisioned", source: fromRules,
+			machine: capiMachine(capiConds(capiBootstrapDataSecretProvided, capiInfraReady, capiNodeInspection(3),
+				capiNotDeleting, capiNotUpdating, capiNotPaused), withDataSecretName, infrastructureProvisioned, withProviderID),
+			capiPhase: clusterv1.MachinePhaseProvisioned,
+			wantPhase: v1alpha1.MachinePhaseProvisioned, wantType: v1alpha1.MachineOperationCreate, wantState: v1alpha1.MachineOperationStateProcessing,
+			wantDescription: "Waiting for the Node to become Ready: Waiting for Cluster control plane to be initialized",
+		},
+		{
+			name: "bootstrap dataSecretName given, Node Ready: Running", source: fromRules,
+			machine: capiMachine(capiConds(capiBootstrapDataSecretProvided, capiInfraReady, capiNodeReady, capiNodeHealthy,
+				capiNotDeleting, capiNotUpdating, capiNotPaused), withDataSecretName, infrastructureProvisioned, withProviderID, withNodeRef),
+			capiPhase: clusterv1.MachinePhaseRunning,
+			wantPhase: v1alpha1.MachinePhaseRunning, wantType: v1alpha1.MachineOperationCreate, wantState: v1alpha1.MachineOperationStateSuccessful,
 		},
 		{
 			name: "spec.providerID set before the infrastructure is provisioned: Provisioned", source: fromRules,
@@ -439,6 +466,22 @@ func clusterAPIPhaseCases() []clusterAPIPhaseCase {
 			disagreement: whyFailedOnHealthCheck,
 		},
 		{
+			name: "MachineHealthCheck reports an unhealthy Node, read without history: Running", source: fromRules,
+			machine:   capiMachine(replace(running, capiNodeNotReady, capiUnhealthyNode), runningEdits...),
+			capiPhase: clusterv1.MachinePhaseRunning,
+			wantPhase: v1alpha1.MachinePhaseFailed, wantType: v1alpha1.MachineOperationHealthCheck, wantState: v1alpha1.MachineOperationStateFailed,
+			disagreement: whyFailedOnHealthCheck,
+		},
+		{
+			name: "deletion requested, before Cluster API's first delete pass: Running", source: fromRules,
+			machine:   capiMachine(running, append(runningEdits, capiDeleted(60, true))...),
+			previous:  createdOp(),
+			capiPhase: clusterv1.MachinePhaseRunning,
+			wantPhase: v1alpha1.MachinePhaseDeleting, wantType: v1alpha1.MachineOperationDelete, wantState: v1alpha1.MachineOperationStateProcessing,
+			wantDescription: "Deletion in progress",
+			disagreement:    whyDeletingOnRequest,
+		},
+		{
 			name: "MachineHealthCheck reports NodeStartupTimeout: Provisioned", source: fromRules,
 			machine: capiMachine(replace(provisionedWaitingForNode, capiNodeStartupTimeout),
 				bootstrapDataSecretCreated, infrastructureProvisioned, withProviderID),
@@ -466,14 +509,19 @@ func TestClusterAPIMachineStatusAgainstClusterAPIPhases(t *testing.T) {
 			if op == nil || op.Type != tc.wantType || op.State != tc.wantState {
 				t.Errorf("lastOperation = %+v, want %s %s", op, tc.wantType, tc.wantState)
 			}
+			if tc.wantDescription != "" && op != nil {
+				if diff := cmp.Diff(tc.wantDescription, op.Description); diff != "" {
+					t.Errorf("description (-want +got):\n%s", diff)
+				}
+			}
 			agree := string(phase) == string(tc.capiPhase)
 			switch {
 			case !agree && tc.disagreement == "":
 				t.Errorf("undocumented disagreement: our phase %s, Cluster API's %s; justify it in the table and in docs/clusterapi.md", phase, tc.capiPhase)
 			case agree && tc.disagreement != "":
 				t.Errorf("both say %s, yet a disagreement is documented: %s", phase, tc.disagreement)
-			case !agree && !strings.Contains(string(doc), tc.name):
-				t.Errorf("the disagreement %q is not listed in docs/clusterapi.md", tc.name)
+			case !agree && !strings.Contains(string(doc), "\n### "+tc.disagreement+"\n"):
+				t.Errorf("the disagreement %q has no section \"### %s\" in docs/clusterapi.md", tc.name, tc.disagreement)
 			}
 		})
 	}

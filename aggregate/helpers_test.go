@@ -54,6 +54,9 @@ func deleted(minutes int) func(*v1alpha1.Machine) {
 	return func(m *v1alpha1.Machine) { ts := at(minutes); m.DeletionTimestamp = &ts }
 }
 
+// registered sets status.nodeRef: the Node registered.
+func registered(m *v1alpha1.Machine) { m.Status.NodeRef = &v1alpha1.MachineNodeReference{Name: "m"} }
+
 // withBootstrap configures a bootstrap config.
 func withBootstrap(m *v1alpha1.Machine) {
 	m.Spec.Bootstrap = &v1alpha1.Bootstrap{ConfigRef: &v1alpha1.ContractVersionedObjectReference{

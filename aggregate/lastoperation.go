@@ -47,9 +47,12 @@ const (
 // value that never aliases m, or nil for a nil m. The first matching rule wins:
 //
 //  1. A deletionTimestamp is set: Delete, Successful when the Deleting reason is
-//     DeletionCompleted, else Processing.
+//     DeletionCompleted, else Processing (described from Deleting only when it is True: before
+//     the first delete pass the deletion is requested, not started).
 //  2. Creation has not finished (no previous operation, or a previous Create that is not
-//     Successful): Create Successful once NodeReady is True; else Create Failed on a terminal
+//     Successful): Create Successful once NodeReady is True, or, without a previous operation,
+//     once the object shows that creation finished (the Node registered and was deleted since,
+//     or failed a health check; see createdWithoutHistory); else Create Failed on a terminal
 //     signal (see Phase, row 3); else Create Processing, the description naming the step
 //     waited on: bootstrap data (when spec.bootstrap is set), then infrastructure, then the
 //     Node. A Create Successful does not end the search: it stands in for the previous value
@@ -72,7 +75,7 @@ const (
 //
 // lastUpdated changes only when (type, state) changes. It is then the lastTransitionTime,
 // truncated to seconds, of the condition that decided the result:
-//   - Delete: Deleting (missing: the deletionTimestamp);
+//   - Delete: Deleting when True (else the deletionTimestamp);
 //   - Create Processing: none, the Create began with the object (metadata.creationTimestamp);
 //   - Create Successful: NodeReady;
 //   - Update Processing and Successful: Updating;
@@ -114,6 +117,12 @@ func lastOperation(m *v1alpha1.Machine, signal *terminal) *v1alpha1.LastOperatio
 		if deleting != nil && deleting.Reason == v1alpha1.MachineDeletingDeletionCompletedReason {
 			return next(prev, v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateSuccessful, descDeleted, deleting, *m.DeletionTimestamp)
 		}
+		if !isTrue(deleting) {
+			// Requested, not started: a Deleting condition that is not True (Cluster API's
+			// False/NotDeleting before its first delete pass) says nothing about the deletion,
+			// and its lastTransitionTime is older than the request.
+			deleting = nil
+		}
 		return next(prev, v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateProcessing, withDetail(descDeleting, deleting), deleting, *m.DeletionTimestamp)
 	}
 
@@ -121,7 +130,8 @@ func lastOperation(m *v1alpha1.Machine, signal *terminal) *v1alpha1.LastOperatio
 	if prev == nil || (prev.Type == v1alpha1.MachineOperationCreate && prev.State != v1alpha1.MachineOperationStateSuccessful) {
 		nodeReady := get(v1alpha1.MachineNodeReadyCondition)
 		switch t := signal; {
-		case nodeReady != nil && nodeReady.Status == metav1.ConditionTrue:
+		case nodeReady != nil && nodeReady.Status == metav1.ConditionTrue,
+			prev == nil && createdWithoutHistory(m, signal):
 			// Created: continue with rules 3 to 6 as if this were the previous value.
 			prev = next(prev, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful, descCreated, nodeReady, m.CreationTimestamp)
 		case t != nil:
@@ -183,6 +193,28 @@ func lastOperation(m *v1alpha1.Machine, signal *terminal) *v1alpha1.LastOperatio
 
 	// Rule 6: nothing new.
 	return prev
+}
+
+// createdWithoutHistory reports whether m, which has no previous lastOperation (a reader
+// without the history, or a controller's first reconcile of a Machine created before it ran),
+// shows that its creation finished although its Node is not Ready now. The Node must have
+// registered (status.nodeRef is set; it stays set after the Node goes away), and then either:
+//   - the Node was deleted (NodeReady reason NodeDeleted), or
+//   - a terminal signal other than NodeStartupTimeout is present (e.g. a MachineHealthCheck's
+//     UnhealthyNode: the health check of a registered Node failed, so a HealthCheck failed,
+//     not the creation).
+//
+// A registered Node that is merely not Ready, with no such signal, may still be booting: the
+// object cannot tell, so creation is taken as still in progress (Create Processing).
+func createdWithoutHistory(m *v1alpha1.Machine, signal *terminal) bool {
+	if m.Status.NodeRef == nil || m.Status.NodeRef.Name == "" {
+		return false
+	}
+	if nodeReady := findCondition(m.Status.Conditions, v1alpha1.MachineNodeReadyCondition); nodeReady != nil &&
+		nodeReady.Reason == v1alpha1.MachineNodeDeletedReason {
+		return true
+	}
+	return signal != nil && signal.condition.Reason != v1alpha1.MachineHealthCheckNodeStartupTimeoutReason
 }
 
 // next returns an operation of the given type, state and description. Its lastUpdated is

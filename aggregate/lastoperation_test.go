@@ -57,7 +57,63 @@ func TestLastOperation(t *testing.T) {
 			want: op(deleteOp, successful, "Deletion completed: the Node and the infrastructure are gone", 51),
 		},
 
+		{
+			name: "1 Delete requested, not started: a Deleting condition that is not True neither describes nor dates it",
+			m: machine(conds(
+				cond(deleting, F, "NotDeleting", 0),
+				nodeOK,
+			), deleted(50), created),
+			want: op(deleteOp, processing, "Deletion in progress", 50),
+		},
+		{
+			name: "1 Delete Processing: the first True Deleting after the request keeps the request's time",
+			m: machine(conds(
+				cond(deleting, T, v1alpha1.MachineDeletingDrainingNodeReason, 51, "Drain not completed yet"),
+				nodeOK,
+			), deleted(50), prevOp(deleteOp, processing, "Deletion in progress", 50)),
+			want: op(deleteOp, processing, "Deletion in progress: Drain not completed yet", 50),
+		},
+
 		// Rule 2: creation.
+		{
+			name: "2 without history, a registered Node that failed its health check was created: HealthCheck Failed",
+			m: machine(conds(
+				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckUnhealthyNodeReason, 31, "Health check failed: Node NotReady for more than 10s"),
+				cond(nodeReady, F, v1alpha1.MachineNodeNotReadyReason, 30),
+			), registered),
+			want: op(healthCheck, failed, "Health check failed: Node NotReady for more than 10s", 31),
+		},
+		{
+			name: "2 without history, a registered Node since deleted was created: HealthCheck Processing",
+			m: machine(conds(
+				cond(nodeReady, U, v1alpha1.MachineNodeDeletedReason, 30, "Node m was deleted"),
+			), registered),
+			want: op(healthCheck, processing, "Node is not Ready: Node m was deleted", 30),
+		},
+		{
+			name: "2 without history, a registered Node that is not Ready yet may be booting: Create Processing",
+			m: machine(conds(
+				cond(infraReady, T, v1alpha1.MachineInfrastructureProvisionedReason, 2),
+				cond(nodeReady, F, v1alpha1.MachineNodeNotReadyReason, 3, "container runtime network not ready"),
+			), registered),
+			want: op(create, processing, "Waiting for the Node to become Ready: container runtime network not ready", 0),
+		},
+		{
+			name: "2 without history, NodeStartupTimeout is a failed creation even with a nodeRef",
+			m: machine(conds(
+				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckNodeStartupTimeoutReason, 13),
+				cond(nodeReady, U, v1alpha1.MachineNodeReadyUnknownReason, 12),
+			), registered),
+			want: op(create, failed, "Creation failed: HealthCheckSucceeded is False (NodeStartupTimeout)", 13),
+		},
+		{
+			name: "2 with a Create in progress, a failed health check is a failed creation",
+			m: machine(conds(
+				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckUnhealthyNodeReason, 31),
+				cond(nodeReady, F, v1alpha1.MachineNodeNotReadyReason, 3),
+			), registered, prevOp(create, processing, "Waiting for the Node to become Ready", 0)),
+			want: op(create, failed, "Creation failed: HealthCheckSucceeded is False (UnhealthyNode)", 31),
+		},
 		{
 			name: "2 Create Processing waits for bootstrap data first",
 			m: machine(conds(

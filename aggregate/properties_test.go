@@ -287,8 +287,9 @@ func checkLastOperation(m *v1alpha1.Machine, prev, got *v1alpha1.LastOperation, 
 	case kept:
 		want = prev.LastUpdated
 	case got.Type == deleteOp:
+		// Deleting decides only when True: before that the deletion is requested, not started.
 		want = *m.DeletionTimestamp
-		if c := find(m, deleting); c != nil {
+		if c := find(m, deleting); c != nil && c.Status == T {
 			want = c.LastTransitionTime
 		}
 	case got.State == failed:
