@@ -4,7 +4,7 @@ SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
 
 # Versions of the binaries built from Go modules (pinned in hack/tools/go.mod;
-# golangci-lint in its own module, hack/tools/lint/go.mod).
+# golangci-lint in its own module, hack/tools/lint/go.mod; gremlins in hack/tools/mutation/go.mod).
 K8S_VERSION ?= v1.36.3
 ETCD_VERSION ?= v3.6.8
 
@@ -20,9 +20,13 @@ CLI       := $(BIN)/machinestatus
 # kubectl runs bin/kubectl-machinestatus (on the PATH) for `kubectl machinestatus`.
 CLI_PLUGIN := $(BIN)/kubectl-machinestatus
 GOLANGCI_LINT := $(BIN)/golangci-lint
+GREMLINS  := $(BIN)/gremlins
+# make mutation's "go" on gremlins' PATH (hack/tools/mutation/casecover) and its table printer.
+MUTATION_GO := $(BIN)/mutation/go
 
 TOOLS_MOD := cd hack/tools && go
 LINT_MOD  := cd hack/tools/lint && go
+MUTATION_MOD := cd hack/tools/mutation && go
 K8S_LDFLAGS := -s -w \
 	-X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 \
@@ -125,6 +129,35 @@ BENCH_COUNT ?= 10
 bench: ## Benchmark machinestatus against Cluster API side by side (hack/bench, BENCH_COUNT runs); refresh docs/benchmarks.md.
 	cd hack/bench && go run ./cmd/benchtable -count $(BENCH_COUNT) -doc ../../docs/benchmarks.md
 
+##@ Mutation testing
+
+# make mutation (docs/mutation.md): gremlins mutates conditions, aggregate and the pure rules of
+# controllers (built with -tags nocontrolplane: no envtest suite) and prints the table. Each
+# package takes minutes; not in CI. The machine is shared: MUTATION_WORKERS=1 while others build.
+MUTATION_PACKAGES ?= conditions aggregate controllers
+MUTATION_WORKERS ?= 2
+# A mutant's test run may take this many times the coverage run (gremlins' timeout).
+MUTATION_TIMEOUT_COEFFICIENT ?= 5
+# -count=1: gremlins times the coverage run for its timeout, so it must not come from the test
+# cache; -vet=off: a vet finding in a mutant is not a test that fails (and vet costs CPU).
+MUTATION_GOFLAGS := -count=1 -vet=off
+# controllers: the files of the reconciler's machinery (client, cache, events, metrics) are the
+# envtest suite's; the pure rules are status.go, compute.go, healthcheck.go and contract.go.
+MUTATION_EXCLUDE_controllers := ^(access|apply|cache|doc|events|indexes|machine_controller|metrics|predicates|unserved|written)\.go$$
+
+.PHONY: mutation
+mutation: $(GREMLINS) $(MUTATION_GO) ## Mutation-test conditions, aggregate and controllers' pure rules; print the table (minutes per package).
+	@real_go="$$(command -v go)"; \
+	for pkg in $(MUTATION_PACKAGES); do \
+		exclude=""; [ "$$pkg" != controllers ] || exclude='$(MUTATION_EXCLUDE_controllers)'; \
+		echo "gremlins unleash ./$$pkg"; \
+		PATH="$(BIN)/mutation:$$PATH" MUTATION_GO="$$real_go" GOFLAGS="$$GOFLAGS $(MUTATION_GOFLAGS)" \
+			$(GREMLINS) unleash --workers $(MUTATION_WORKERS) --timeout-coefficient $(MUTATION_TIMEOUT_COEFFICIENT) \
+			--tags nocontrolplane $${exclude:+--exclude-files "$$exclude"} \
+			--output $(BIN)/mutation/$$pkg.json ./$$pkg || exit 1; \
+	done
+	@$(BIN)/mutation/mutationtable $(patsubst %,$(BIN)/mutation/%.json,$(MUTATION_PACKAGES))
+
 ##@ Run
 
 .PHONY: demo
@@ -205,3 +238,10 @@ $(ETCD):
 
 $(GOLANGCI_LINT):
 	$(LINT_MOD) build -ldflags "-s -w" -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+$(GREMLINS):
+	$(MUTATION_MOD) build -ldflags "-s -w" -o $@ github.com/go-gremlins/gremlins/cmd/gremlins
+
+$(MUTATION_GO):
+	$(MUTATION_MOD) build -o $@ ./casecover
+	$(MUTATION_MOD) build -o $(BIN)/mutation/mutationtable ./mutationtable

@@ -64,6 +64,9 @@ func run(m *testing.M) int {
 		// and each fuzz worker process would start its own.
 		return m.Run()
 	}
+	if noControlPlane {
+		return runWithoutControlPlane(m)
+	}
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(v1alpha1.AddToScheme(scheme))
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.Level(zapLevel()))))
@@ -134,6 +137,25 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "manager:", err)
 	}
 	return code
+}
+
+// runWithoutControlPlane runs only the tests of package controllers (the pure rules): the
+// envtest suite is added to -test.skip.
+func runWithoutControlPlane(m *testing.M) int {
+	suite, err := envtestSuitePattern(".")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	skip := flag.Lookup("test.skip")
+	if prev := skip.Value.String(); prev != "" {
+		suite = prev + "|" + suite
+	}
+	if err := skip.Value.Set(suite); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
 }
 
 // restrictedManager provisions managerUser, grants it the roles of config/rbac (the leader
