@@ -97,6 +97,13 @@ func TestAdapterError(t *testing.T) {
 	}
 }
 
+// The longest condition type and reason the API server accepts.
+var (
+	longestType = strings.Repeat("a", 60) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." +
+		strings.Repeat("d", 63) + "/N" + strings.Repeat("x", 61) + "Y"
+	longestReason = "R" + strings.Repeat("x", 1023)
+)
+
 // TestAdaptersNormalise checks the rules every adapter shares (see conditions.List), through
 // FromClusterAPIMachine, the adapter whose input is already metav1.Conditions.
 func TestAdaptersNormalise(t *testing.T) {
@@ -155,6 +162,22 @@ func TestAdaptersNormalise(t *testing.T) {
 			name: "long message truncated",
 			in:   []metav1.Condition{{Type: "Ready", Status: F, Reason: "NotReady", Message: long, LastTransitionTime: metav1.NewTime(t0)}},
 			want: conditions.List{cond("Ready", F, "NotReady", t0, 0, conditions.TruncateMessage(long))},
+		},
+		{
+			name: "a type of the longest length (316 characters: 252-character prefix, 63-character name) is kept",
+			in:   []metav1.Condition{{Type: longestType, Status: T, Reason: "Ready", LastTransitionTime: metav1.NewTime(t0)}},
+			want: conditions.List{cond(longestType, T, "Ready", t0, 0)},
+		},
+		{
+			name: "a reason of the longest length (1024 characters) is kept",
+			in:   []metav1.Condition{{Type: "Ready", Status: F, Reason: longestReason, LastTransitionTime: metav1.NewTime(t0)}},
+			want: conditions.List{cond("Ready", F, longestReason, t0, 0)},
+		},
+		{
+			name: "a reason one character too long is invalid: kept, quoted and cut",
+			in:   []metav1.Condition{{Type: "Ready", Status: F, Reason: longestReason + "x", LastTransitionTime: metav1.NewTime(t0)}},
+			want: conditions.List{cond("Ready", F, conditions.InvalidReasonReportedReason, t0, 0,
+				`reason "`+conditions.TruncateTo(longestReason+"x", 256)+`"`)},
 		},
 		{
 			name: "duplicate types: the first is kept",
