@@ -2,7 +2,9 @@ package conditions_test
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -187,6 +189,17 @@ func TestFromUnstructured(t *testing.T) {
 			want: conditions.List{cond("Ready", T, "Ready", ltt, 2), cond("Paused", F, "NotPaused", ltt, 5)},
 		},
 		{
+			name: "lastTransitionTime in the first and in the last year the API server can write",
+			obj: foreign(map[string]any{"conditions": []any{
+				item(map[string]any{"lastTransitionTime": "0001-01-01T00:00:01Z"}),
+				item(map[string]any{"type": "Paused", "status": "False", "reason": "NotPaused", "lastTransitionTime": "9999-12-31T23:59:59Z"}),
+			}}),
+			want: conditions.List{
+				cond("Ready", T, "Ready", time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC), 4),
+				cond("Paused", F, "NotPaused", time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), 4),
+			},
+		},
+		{
 			name: "time with fraction and offset: truncated to seconds",
 			obj:  foreign(map[string]any{"conditions": []any{item(map[string]any{"lastTransitionTime": "2026-03-14T16:09:26.535+01:00"})}}),
 			want: conditions.List{cond("Ready", T, "Ready", ltt, 4)},
@@ -291,11 +304,14 @@ func TestFromUnstructuredErrors(t *testing.T) {
 		{name: "lastTransitionTime a number", obj: foreign(conds(item(map[string]any{"lastTransitionTime": int64(1773500966)}))), wantField: "status.conditions[0].lastTransitionTime", wantErr: "must be a string, not a number"},
 		{name: "lastTransitionTime zero", obj: foreign(conds(item(map[string]any{"lastTransitionTime": "0001-01-01T00:00:00Z"}))), wantField: "status.conditions[0].lastTransitionTime", wantErr: "must not be the zero time"},
 		{name: "lastTransitionTime before year 1 in UTC", obj: foreign(conds(item(map[string]any{"lastTransitionTime": "0000-06-01T00:00:00Z"}))), wantField: "status.conditions[0].lastTransitionTime", wantErr: "must be between years 1 and 9999"},
+		{name: "lastTransitionTime after year 9999 in UTC", obj: foreign(conds(item(map[string]any{"lastTransitionTime": "9999-12-31T23:00:00-02:00"}))), wantField: "status.conditions[0].lastTransitionTime", wantErr: "must be between years 1 and 9999"},
 
 		// observedGeneration.
 		{name: "observedGeneration a fraction", obj: foreign(conds(item(map[string]any{"observedGeneration": 1.5}))), wantField: "status.conditions[0].observedGeneration", wantErr: "must be an integer, not 1.5"},
 		{name: "observedGeneration a string", obj: foreign(conds(item(map[string]any{"observedGeneration": "3"}))), wantField: "status.conditions[0].observedGeneration", wantErr: "must be an integer, not a string"},
 		{name: "observedGeneration out of range", obj: foreign(conds(item(map[string]any{"observedGeneration": 1e19}))), wantField: "status.conditions[0].observedGeneration", wantErr: "must be an integer, not 1e+19"},
+		{name: "observedGeneration 2^63 (float64), one past the largest int64", obj: foreign(conds(item(map[string]any{"observedGeneration": float64(math.MaxInt64)}))), wantField: "status.conditions[0].observedGeneration", wantErr: "must be an integer, not 9.223372036854776e+18"},
+		{name: "observedGeneration -2^63 (float64), the smallest int64: an integer, negative", obj: foreign(conds(item(map[string]any{"observedGeneration": float64(math.MinInt64)}))), wantField: "status.conditions[0].observedGeneration", wantErr: "must not be negative, not -9223372036854775808"},
 		{name: "observedGeneration negative", obj: foreign(conds(item(map[string]any{"observedGeneration": int64(-1)}))), wantField: "status.conditions[0].observedGeneration", wantErr: "must not be negative, not -1"},
 
 		// A malformed duplicate is an error too: everything is checked.
