@@ -253,6 +253,27 @@ func TestNewAggregateConditionIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestNewAggregateConditionLookalikeGroups: an Unknown condition whose reason reads "not yet
+// reported" (GetConditions may return conditions nobody validated) and a missing condition make
+// two groups of the same size and label; the present one is listed first, on every call (the
+// groups are gathered in a map, whose order changes from call to call).
+func TestNewAggregateConditionLookalikeGroups(t *testing.T) {
+	from := []*v1alpha1.Machine{named("m1"), named("m2", readyCond(U, "not yet reported"))}
+	want := aggregated("Ready", U, aggregate.MultipleUnknownReportedReason,
+		"Ready is not True on 2 of 2 Machines: 1 Unknown, 1 not yet reported\n"+
+			"* not yet reported: 1 Machine (m2)\n"+
+			"* not yet reported: 1 Machine (m1)")
+	for range 32 {
+		got, err := aggregate.NewAggregateCondition(from, "Ready", machinesKind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("NewAggregateCondition() (-want +got):\n%s", diff)
+		}
+	}
+}
+
 func TestNewAggregateConditionMessageIsBounded(t *testing.T) {
 	huge := strings.Repeat("日本", 40*1024/6) // about 40 KB of three-byte runes
 	var from []*v1alpha1.Machine
