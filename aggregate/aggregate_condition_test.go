@@ -155,6 +155,19 @@ func TestNewAggregateCondition(t *testing.T) {
 					"* NodeNotReady: 7 Machines (m1, m2, m3, m4, m5, …)"),
 		},
 		{
+			name: "five names are all listed",
+			from: func() []*v1alpha1.Machine {
+				var out []*v1alpha1.Machine
+				for i := range 5 {
+					out = append(out, named(fmt.Sprintf("m%d", 5-i), readyCond(F, "NodeNotReady")))
+				}
+				return out
+			}(),
+			want: aggregated("Ready", F, aggregate.MultipleIssuesReportedReason,
+				"Ready is not True on 5 of 5 Machines: 5 False\n"+
+					"* NodeNotReady: 5 Machines (m1, m2, m3, m4, m5)"),
+		},
+		{
 			name: "at most three groups, then the number of Machines left",
 			from: []*v1alpha1.Machine{
 				named("a", readyCond(F, "A")), named("b1", readyCond(F, "B")), named("b2", readyCond(F, "B")),
