@@ -86,3 +86,36 @@ func TestValidatedScopes(t *testing.T) {
 type testObject struct{}
 
 func (testObject) GetConditions() []metav1.Condition { return nil }
+
+// TestSummaryMessageAllocatesOnce: summaryMessage sizes its builder from the lines' lengths
+// (each capped at maxSummaryItemBytes) and cuts long lines in an array on the stack, so a
+// message costs exactly one allocation, its own bytes, whatever its lines.
+func TestSummaryMessageAllocatesOnce(t *testing.T) {
+	long := strings.Repeat("é", 400)
+	tests := []struct {
+		name             string
+		issues, unknowns []summaryItem
+	}{
+		{"one short line", []summaryItem{{conditionType: "NodeReady", text: "kubelet stopped posting node status"}}, nil},
+		{"a missing condition", nil, []summaryItem{{conditionType: "NodeReady", missing: true}}},
+		{"multi-line text, indented", []summaryItem{{conditionType: "NodeReady", text: "* A: a\n* B: b\n* C: c"}}, nil},
+		{"lines cut to maxSummaryItemBytes", []summaryItem{{conditionType: "A", text: long}, {conditionType: "B", text: long + "\n" + long}}, nil},
+		{"three lines, then and N more", []summaryItem{{conditionType: "A", text: "a"}, {conditionType: "B", text: long}},
+			[]summaryItem{{conditionType: "C", missing: true}, {conditionType: "D", text: "d"}, {conditionType: "E", text: "e"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var issues, unknowns summaryItems
+			for _, i := range tt.issues {
+				issues.add(i)
+			}
+			for _, i := range tt.unknowns {
+				unknowns.add(i)
+			}
+			var msg string
+			if allocs := testing.AllocsPerRun(20, func() { msg = summaryMessage(&issues, &unknowns) }); allocs != 1 {
+				t.Errorf("summaryMessage() = %q in %v allocations, want 1", msg, allocs)
+			}
+		})
+	}
+}
