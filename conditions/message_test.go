@@ -115,8 +115,18 @@ func tail(s string) string {
 // TestTruncateMessageInvalidUTF8: invalid bytes become U+FFFD one by one, as JSON encoding
 // does, so a stored message survives a round trip.
 func TestTruncateMessageInvalidUTF8(t *testing.T) {
-	for _, in := range []string{"\xee", "a\xff\xfeb", "ok \xe2\x82", "valid \uFFFD"} {
-		got := conditions.TruncateMessage(in)
+	tests := []struct{ in, want string }{
+		{"\xee", "\uFFFD"},
+		{"a\xff\xfeb", "a\uFFFD\uFFFDb"},
+		{"ok \xe2\x82", "ok \uFFFD\uFFFD"},
+		{"valid \uFFFD", "valid \uFFFD"},
+		{"é\xc3 🙂\xf0\x9f\x99", "é\uFFFD 🙂\uFFFD\uFFFD\uFFFD"},
+	}
+	for _, tt := range tests {
+		got := conditions.TruncateMessage(tt.in)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("TruncateMessage(%q) (-want +got):\n%s", tt.in, diff)
+		}
 		b, err := json.Marshal(got)
 		if err != nil {
 			t.Fatal(err)
@@ -126,7 +136,7 @@ func TestTruncateMessageInvalidUTF8(t *testing.T) {
 			t.Fatal(err)
 		}
 		if back != got || !utf8.ValidString(got) {
-			t.Errorf("TruncateMessage(%q) = %q, which JSON turns into %q", in, got, back)
+			t.Errorf("TruncateMessage(%q) = %q, which JSON turns into %q", tt.in, got, back)
 		}
 	}
 }
