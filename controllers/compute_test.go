@@ -1,0 +1,124 @@
+package controllers
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/conditions"
+)
+
+// TestOwnedTypes: the controller owns its ten condition types, BootstrapConfigReady only with
+// spec.bootstrap and Updating only with spec.version.
+func TestOwnedTypes(t *testing.T) {
+	always := []string{
+		"Deleting", "Draining", "HealthCheckSucceeded", "InfrastructureReady", "NodeHealthy",
+		"NodeReady", "Paused", "Ready", "Stalled", "Standby",
+	}
+	withTypes := func(extra ...string) []string {
+		out := append(slices.Clone(always), extra...)
+		slices.Sort(out)
+		return out
+	}
+	tests := []struct {
+		name string
+		spec v1alpha1.MachineSpec
+		want []string
+	}{
+		{"neither bootstrap nor version", v1alpha1.MachineSpec{}, withTypes()},
+		{"bootstrap", v1alpha1.MachineSpec{Bootstrap: &v1alpha1.Bootstrap{}}, withTypes("BootstrapConfigReady")},
+		{"version", v1alpha1.MachineSpec{Version: "1.36.3"}, withTypes("Updating")},
+		{"both", v1alpha1.MachineSpec{Bootstrap: &v1alpha1.Bootstrap{}, Version: "1.36.3"}, withTypes("BootstrapConfigReady", "Updating")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			owned := ownedTypes(&v1alpha1.Machine{Spec: tt.spec})
+			got := slices.Sorted(maps.Keys(owned))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ownedTypes() (-want +got):\n%s", diff)
+			}
+			for typ, isOwned := range owned {
+				if !isOwned {
+					t.Errorf("ownedTypes()[%q] = false, want only owned types in the map", typ)
+				}
+			}
+		})
+	}
+}
+
+// TestComputeStatusFields checks what computeStatus writes besides the conditions: providerID
+// (spec.providerID wins; else the infrastructure's, only from a readable object), nodeRef (the
+// Node found; kept when none is found, so that NodeReady can tell a deleted Node) and
+// observedGeneration.
+func TestComputeStatusFields(t *testing.T) {
+	type fields struct {
+		ProviderID         string
+		NodeRef            *v1alpha1.MachineNodeReference
+		ObservedGeneration int64
+	}
+	unreadable := provisioned()
+	unreadable.Unreadable, unreadable.Problem = "status.ready: want bool", refContractViolation
+	missing := refState{Kind: "FakeMachine", Name: "m"}
+	tests := []struct {
+		name    string
+		machine func(*v1alpha1.Machine)
+		in      statusInputs
+		want    fields
+	}{
+		{
+			name:    "spec.providerID wins over the infrastructure's",
+			machine: func(m *v1alpha1.Machine) { m.Spec.ProviderID = "p://spec" },
+			in:      statusInputs{Now: at(1), Infra: provisioned()},
+			want:    fields{ProviderID: "p://spec", ObservedGeneration: 3},
+		},
+		{
+			name: "no spec.providerID: the infrastructure's",
+			in:   statusInputs{Now: at(1), Infra: provisioned()},
+			want: fields{ProviderID: "p://1", ObservedGeneration: 3},
+		},
+		{
+			name:    "an unreadable infrastructure object's providerID is not copied",
+			machine: func(m *v1alpha1.Machine) { m.Status.ProviderID = "p://before" },
+			in:      statusInputs{Now: at(1), Infra: unreadable},
+			want:    fields{ProviderID: "p://before", ObservedGeneration: 3},
+		},
+		{
+			name: "no infrastructure object: no providerID",
+			in:   statusInputs{Now: at(1), Infra: missing},
+			want: fields{ObservedGeneration: 3},
+		},
+		{
+			name: "the Node found becomes nodeRef",
+			in:   statusInputs{Now: at(1), Infra: provisioned(), Node: node(corev1.ConditionTrue, at(0))},
+			want: fields{ProviderID: "p://1", NodeRef: &v1alpha1.MachineNodeReference{Name: "n1"}, ObservedGeneration: 3},
+		},
+		{
+			name:    "no Node found: nodeRef kept",
+			machine: func(m *v1alpha1.Machine) { m.Status.NodeRef = &v1alpha1.MachineNodeReference{Name: "n0"} },
+			in:      statusInputs{Now: at(1), Infra: provisioned()},
+			want:    fields{ProviderID: "p://1", NodeRef: &v1alpha1.MachineNodeReference{Name: "n0"}, ObservedGeneration: 3},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Generation: 3, CreationTimestamp: metav1.NewTime(at(-60))}}
+			if tt.machine != nil {
+				tt.machine(m)
+			}
+			clk := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(tt.in.Now)}
+			if _, err := computeStatus(m, tt.in, clk); err != nil {
+				t.Fatalf("computeStatus() error = %v", err)
+			}
+			got := fields{ProviderID: m.Status.ProviderID, NodeRef: m.Status.NodeRef, ObservedGeneration: m.Status.ObservedGeneration}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("computeStatus() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
