@@ -45,11 +45,7 @@ func ownedTypes(m *v1alpha1.Machine) map[string]bool {
 func computeStatus(m *v1alpha1.Machine, in statusInputs, opts ...conditions.SetOption) (time.Time, error) {
 	w := &conditionWriter{m: m, opts: opts}
 
-	if m.Spec.ProviderID != "" {
-		m.Status.ProviderID = m.Spec.ProviderID
-	} else if in.Infra.Exists && in.Infra.Unreadable == "" && in.Infra.Status.ProviderID != "" {
-		m.Status.ProviderID = in.Infra.Status.ProviderID
-	}
+	m.Status.ProviderID = machineProviderID(m, in.Infra)
 
 	setInfrastructureReadyCondition(w, in.Infra)
 	setBootstrapConfigReadyCondition(w, m.Spec.Bootstrap, in.Bootstrap)

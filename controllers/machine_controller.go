@@ -239,24 +239,10 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 	return contractState(st, obj, readyField), nil
 }
 
-// findNode returns the Machine's Node: by status.nodeRef when set, else by providerID (field
-// index). It returns nil when there is none.
+// findNode returns the Machine's Node (machineNode: the Node with the Machine's providerID,
+// found by field index), or nil when there is none.
 func (r *MachineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, infra refState) (*corev1.Node, error) {
-	if ref := m.Status.NodeRef; ref != nil {
-		node := &corev1.Node{}
-		err := r.Client.Get(ctx, client.ObjectKey{Name: ref.Name}, node)
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("cannot get Node %s: %w", ref.Name, err)
-		}
-		return node, nil
-	}
-	id := m.Spec.ProviderID
-	if id == "" && infra.Exists && infra.Unreadable == "" {
-		id = infra.Status.ProviderID
-	}
+	id := machineProviderID(m, infra)
 	if id == "" {
 		return nil, nil
 	}
@@ -264,13 +250,11 @@ func (r *MachineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, i
 	if err := r.Client.List(ctx, nodes, client.MatchingFields{nodeProviderIDIndex: id}); err != nil {
 		return nil, fmt.Errorf("cannot list Nodes with providerID %s: %w", id, err)
 	}
-	if len(nodes.Items) != 1 {
-		if len(nodes.Items) > 1 {
-			log.FromContext(ctx).Info("several Nodes share a providerID; waiting for one", "providerID", id, "count", len(nodes.Items))
-		}
-		return nil, nil
+	node, n := machineNode(id, m.Status.NodeRef, nodes.Items)
+	if node == nil && n > 1 {
+		log.FromContext(ctx).Info("several Nodes share a providerID; waiting for one", "providerID", id, "count", n)
 	}
-	return &nodes.Items[0], nil
+	return node, nil
 }
 
 // ensureWatch starts watching gvk (once) so that changes to referenced objects reconcile the
@@ -298,7 +282,8 @@ func (r *MachineReconciler) machinesForRef(ctx context.Context, obj client.Objec
 		client.MatchingFields{machineRefIndex: refKey(gvk.Group, gvk.Kind, obj.GetName())})
 }
 
-// machinesForNode maps a Node to the Machines that name it or share its providerID.
+// machinesForNode maps a Node to the Machines that name it (to notice a Node that is no longer
+// theirs) or share its providerID.
 func (r *MachineReconciler) machinesForNode(ctx context.Context, obj client.Object) []reconcile.Request {
 	node, ok := obj.(*corev1.Node)
 	if !ok {

@@ -187,7 +187,8 @@ func setNodeHealthyCondition(w *conditionWriter, node *corev1.Node) {
 	}
 }
 
-// setUpdatingCondition compares the kubelet version with spec.version. It owns Updating only
+// setUpdatingCondition compares the kubelet version with spec.version (sameRelease: the same
+// Kubernetes release, whatever a distribution appends). It owns Updating only
 // when spec.version is set, leaving the condition to an external updater otherwise; it reports
 // whether it owns it.
 func setUpdatingCondition(w *conditionWriter, node *corev1.Node) bool {
@@ -201,7 +202,7 @@ func setUpdatingCondition(w *conditionWriter, node *corev1.Node) bool {
 		w.set(t, metav1.ConditionFalse, v1alpha1.MachineNotUpdatingReason, "there is no Node")
 	case node.Status.NodeInfo.KubeletVersion == "":
 		w.set(t, metav1.ConditionFalse, v1alpha1.MachineNotUpdatingReason, "Node has not reported its kubelet version yet")
-	case sameVersion(node.Status.NodeInfo.KubeletVersion, want):
+	case sameRelease(node.Status.NodeInfo.KubeletVersion, want):
 		w.set(t, metav1.ConditionFalse, v1alpha1.MachineNotUpdatingReason, "")
 	default:
 		w.set(t, metav1.ConditionTrue, v1alpha1.MachineUpdatingKubeletVersionReason,
@@ -303,8 +304,3 @@ func notReadyMessage(r refState, what string) string {
 
 // bound cuts a message taken from another object to maxForeignMessage bytes.
 func bound(s string) string { return conditions.TruncateTo(s, maxForeignMessage) }
-
-// sameVersion compares kubelet versions, ignoring a leading "v".
-func sameVersion(a, b string) bool {
-	return strings.TrimPrefix(a, "v") == strings.TrimPrefix(b, "v")
-}
