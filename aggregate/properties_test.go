@@ -400,7 +400,9 @@ var strictTime = cmp.Comparer(func(a, b metav1.Time) bool {
 // exactly when the status changed; the result equals LastOperation and Phase; lastUpdated
 // comes from an input, never the clock; a second Summarize with a later clock returns false
 // and changes nothing; a fresh copy with its conditions in the opposite order gives the same
-// status; and the status survives a JSON round trip, compared strictly.
+// status; a clock behind every input time (conditions written by clocks ahead of it) gives the
+// same status but for the times taken from the clock; and the status survives a JSON round
+// trip, compared strictly.
 func TestSummarizeStateSpace(t *testing.T) {
 	cov := newCoverage()
 	t.Run("spaces", func(t *testing.T) {
@@ -528,6 +530,16 @@ func checkSummarize(t *testing.T, _ int, p point, cov *coverage) bool {
 		fail("status changed in a JSON round trip (-before +after):\n%s", cmp.Diff(m.Status, back.Status, strictTime))
 	}
 
+	// Other clocks: the conditions may have been written by clocks ahead of Summarize's. With a
+	// clock before every input time the status is the same, but for the lastTransitionTimes
+	// Summarize takes from its clock (Ready and Stalled when their status changes): nothing
+	// derived compares the clock with a condition's time.
+	behind := p.machine(false)
+	aggregate.Summarize(behind, conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(farPast)})
+	if diff := cmp.Diff(withoutClockTimes(first.Status, farFuture), withoutClockTimes(behind.Status, farPast), strictTime); diff != "" {
+		fail("a clock behind the conditions' times gives another status (-ahead +behind):\n%s", diff)
+	}
+
 	cov.phases[m.Status.Phase]++
 	cov.readyReasons[ready.Reason]++
 	if m.Status.LastOperation != nil {
@@ -538,6 +550,21 @@ func checkSummarize(t *testing.T, _ int, p point, cov *coverage) bool {
 		return false
 	}
 	return true
+}
+
+// farPast is a clock reading before every input time.
+var farPast = time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// withoutClockTimes returns a copy of s whose condition lastTransitionTimes equal to clock
+// are zero.
+func withoutClockTimes(s v1alpha1.MachineStatus, clock time.Time) v1alpha1.MachineStatus {
+	out := *s.DeepCopy()
+	for i := range out.Conditions {
+		if out.Conditions[i].LastTransitionTime.Time.Equal(clock) {
+			out.Conditions[i].LastTransitionTime = metav1.Time{}
+		}
+	}
+	return out
 }
 
 // readyScope is one condition type in the scope of a Machine's Ready.

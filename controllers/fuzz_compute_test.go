@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -46,7 +47,9 @@ const maxOwnMessage = 4096
 // The API server would store the final status: the generated CRD's OpenAPI schema, list-map keys
 // and CEL rules (phase and lastOperation enums, description ≤ 1024, message ≤ 32768 bytes,
 // providerID ≤ 512, …) accept the Machine. The whole sequence run twice gives identical statuses
-// (deterministic).
+// (deterministic), and so does it with every time another clock wrote (the Node's conditions,
+// the referenced objects' conditions) skewed by up to a day either way: only the controller's
+// clock times anything. The Node is the Machine's only when machineNode says so (its providerID).
 func FuzzComputeStatus(f *testing.F) {
 	crdSchema := newMachineSchema(f)
 	for _, s := range fuzzSeeds {
@@ -67,6 +70,13 @@ func FuzzComputeStatus(f *testing.F) {
 		if !reflect.DeepEqual(first, second) || !next1.Equal(next2) {
 			t.Fatalf("not deterministic (-first +second):\n%s", cmp.Diff(first, second))
 		}
+		// Other clocks: the times the Node and the referenced objects wrote, skewed either way,
+		// change nothing the controller derives (its timers count on its own clock).
+		skew := time.Duration(int64(node>>40)%(48*3600)-24*3600) * time.Second
+		skewed, next3 := c.skewed(skew).run(t, false)
+		if diff := cmp.Diff(first, skewed, ignoreNodeTimes); diff != "" || !next1.Equal(next3) {
+			t.Fatalf("other clocks skewed by %s change the status (-first +skewed):\n%s\nnext %s, %s", skew, diff, next1, next3)
+		}
 	})
 }
 
@@ -76,6 +86,46 @@ type fuzzCase struct {
 	infra, boot fuzzRef
 	node        *corev1.Node
 	before, now time.Time
+}
+
+// ignoreNodeTimes ignores the Node's own times the health check records for equality only.
+var ignoreNodeTimes = cmpopts.IgnoreFields(v1alpha1.ObservedNodeCondition{}, "NodeLastTransitionTime")
+
+// skewed returns c with every time another clock wrote moved by d: the Node's condition times
+// and the referenced objects' condition lastTransitionTimes.
+func (c *fuzzCase) skewed(d time.Duration) *fuzzCase {
+	out := *c
+	if c.node != nil {
+		out.node = c.node.DeepCopy()
+		for i := range out.node.Status.Conditions {
+			nc := &out.node.Status.Conditions[i]
+			for _, tm := range []*metav1.Time{&nc.LastTransitionTime, &nc.LastHeartbeatTime} {
+				if !tm.IsZero() {
+					*tm = metav1.NewTime(tm.Add(d))
+				}
+			}
+		}
+	}
+	out.infra.obj, out.boot.obj = skewConditions(c.infra.obj, d), skewConditions(c.boot.obj, d)
+	return &out
+}
+
+// skewConditions returns a copy of obj whose status.conditions and status.v1beta2.conditions
+// lastTransitionTimes that are RFC 3339 times are moved by d.
+func skewConditions(obj *unstructured.Unstructured, d time.Duration) *unstructured.Unstructured {
+	out := obj.DeepCopy()
+	for _, path := range [][]string{{"status", "conditions"}, {"status", "v1beta2", "conditions"}} {
+		list, _, _ := unstructured.NestedFieldNoCopy(out.Object, path...)
+		items, _ := list.([]any)
+		for _, item := range items {
+			c, _ := item.(map[string]any)
+			s, _ := c["lastTransitionTime"].(string)
+			if tm, err := time.Parse(time.RFC3339, s); err == nil {
+				c["lastTransitionTime"] = tm.Add(d).UTC().Format(time.RFC3339)
+			}
+		}
+	}
+	return out
 }
 
 // fuzzRef is how a reference resolves: an object, or one of the problems readRef reports.
@@ -91,7 +141,7 @@ func (c *fuzzCase) run(t *testing.T, check bool) (v1alpha1.MachineStatus, time.T
 	m := c.machine.DeepCopy()
 	var next time.Time
 	for _, now := range []time.Time{c.before, c.now} {
-		in := c.inputs(t, now)
+		in := c.inputs(t, m, now)
 		opts := []conditions.SetOption{conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(now)}}
 		var err error
 		if next, err = computeStatus(m, in, opts...); err != nil {
@@ -104,8 +154,9 @@ func (c *fuzzCase) run(t *testing.T, check bool) (v1alpha1.MachineStatus, time.T
 	return m.Status, next
 }
 
-// inputs builds the statusInputs at now as observe does, through the cache transforms.
-func (c *fuzzCase) inputs(t *testing.T, now time.Time) statusInputs {
+// inputs builds the statusInputs of m at now as observe does, through the cache transforms; the
+// Node is m's only when machineNode says so.
+func (c *fuzzCase) inputs(t *testing.T, m *v1alpha1.Machine, now time.Time) statusInputs {
 	in := statusInputs{Now: now, Infra: c.infra.state(t, "provisioned")}
 	if b := c.machine.Spec.Bootstrap; b != nil && b.ConfigRef != nil {
 		st := c.boot.state(t, "dataSecretCreated")
@@ -116,7 +167,7 @@ func (c *fuzzCase) inputs(t *testing.T, now time.Time) statusInputs {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in.Node = n.(*corev1.Node)
+		in.Node, _ = machineNode(machineProviderID(m, in.Infra), m.Status.NodeRef, []corev1.Node{*n.(*corev1.Node)})
 	}
 	return in
 }
@@ -361,6 +412,9 @@ func fuzzNode(b bits, text string, times int64, kubelet string) *corev1.Node {
 	name := "n1"
 	if b.has(13) {
 		name = strings.Repeat("n", 253)
+	}
+	if b.has(20) {
+		name = "gone" // the name of the Node the Machine recorded (spec bit 12), reused
 	}
 	n := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(t0.Add(-2 * time.Hour))},

@@ -94,3 +94,45 @@ func TestNodeIdentityLearnedLater(t *testing.T) {
 		t.Fatalf("nodeRef %v, want %s", got.Status.NodeRef, ns+"-cloud")
 	}
 }
+
+// TestHealthCheckOtherClocks: issue 12's instance against the API server. The Node's clock is
+// an hour ahead (or behind), so the Ready=False it reports carries a lastTransitionTime an hour
+// off; the check fails its timeout after the controller saw the Node go NotReady, not an hour
+// later (or at once).
+func TestHealthCheckOtherClocks(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		skew time.Duration
+	}{{"ahead", time.Hour}, {"behind", -time.Hour}} {
+		t.Run(c.name, func(t *testing.T) {
+			ns := newNamespace(t)
+			pid := "fake://" + ns + "/skew"
+			createInfra(t, ns, "skew", map[string]any{"providerID": pid}, provisionedStatus)
+			createNode(t, ns+"-skew", pid, "v1.36.3", corev1.ConditionTrue, time.Now().Add(c.skew))
+			m := newMachine(ns, "skew")
+			m.Spec.HealthCheck = &v1alpha1.MachineHealthCheck{UnhealthyNodeConditions: []v1alpha1.UnhealthyNodeCondition{
+				{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: 3},
+			}}
+			create(t, m)
+			waitPhase(t, ns, "skew", v1alpha1.MachinePhaseRunning)
+
+			flipped := time.Now()
+			updateNode(t, ns+"-skew", func(n *corev1.Node) {
+				n.Status.Conditions = []corev1.NodeCondition{readyCondition(corev1.ConditionFalse, flipped.Add(c.skew))}
+			})
+			got := waitPhase(t, ns, "skew", v1alpha1.MachinePhaseFailed)
+			hc := conditions.Get(got, v1alpha1.MachineHealthCheckSucceededCondition)
+			if hc.Reason != v1alpha1.MachineHealthCheckUnhealthyNodeReason {
+				t.Fatalf("HealthCheckSucceeded reason %q", hc.Reason)
+			}
+			// Not early: at or after the 3 s timeout from when the Node turned (second precision).
+			if hc.LastTransitionTime.Time.Before(flipped.Truncate(time.Second).Add(3 * time.Second)) {
+				t.Fatalf("failed at %s, before %s", hc.LastTransitionTime, flipped.Add(3*time.Second))
+			}
+			seen := got.Status.HealthCheck
+			if seen == nil || len(seen.UnhealthyNodeConditions) != 1 || seen.UnhealthyNodeConditions[0].Since.Time.Before(flipped.Truncate(time.Second)) {
+				t.Fatalf("status.healthCheck %+v: want Ready=False first seen at or after %s", seen, flipped)
+			}
+		})
+	}
+}

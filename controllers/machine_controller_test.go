@@ -78,9 +78,12 @@ func TestLifecycle(t *testing.T) {
 	})
 	step(v1alpha1.MachinePhaseUnknown, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateProcessing)
 
-	// NotReady for 6 minutes: past the timeout.
-	updateNode(t, node, func(n *corev1.Node) {
-		n.Status.Conditions = []corev1.NodeCondition{readyCondition(corev1.ConditionFalse, time.Now().Add(-6*time.Minute))}
+	// NotReady for longer than the timeout, shortened to 2 s (the timer counts from when the
+	// controller saw the Node turn, never from the Node's own time).
+	updateMachine(t, ns, name, func(m *v1alpha1.Machine) {
+		m.Spec.HealthCheck = &v1alpha1.MachineHealthCheck{UnhealthyNodeConditions: []v1alpha1.UnhealthyNodeCondition{
+			{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: 2},
+		}}
 	})
 	got = step(v1alpha1.MachinePhaseFailed, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateFailed)
 	if r := conditions.GetReason(got, v1alpha1.MachineHealthCheckSucceededCondition); r != v1alpha1.MachineHealthCheckUnhealthyNodeReason {

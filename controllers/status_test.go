@@ -34,6 +34,14 @@ func node(ready corev1.ConditionStatus, since time.Time, mutate ...func(*corev1.
 	return n
 }
 
+// seenAt records that the controller first saw the Node condition t in status s at since,
+// when the Node said it changed at nodeTime.
+func seenAt(m *v1alpha1.Machine, t corev1.NodeConditionType, s corev1.ConditionStatus, since, nodeTime time.Time) {
+	m.Status.HealthCheck = &v1alpha1.MachineHealthCheckStatus{UnhealthyNodeConditions: []v1alpha1.ObservedNodeCondition{
+		{Type: t, Status: s, NodeLastTransitionTime: &metav1.Time{Time: nodeTime}, Since: metav1.NewTime(since)},
+	}}
+}
+
 func provisioned() refState {
 	return refState{Kind: "FakeMachine", Name: "m", Exists: true, Status: contractStatus{Ready: true, ProviderID: "p://1"}}
 }
@@ -92,6 +100,7 @@ func TestComputeStatus(t *testing.T) {
 			name: "Node NotReady inside the timeout: requeue at the deadline",
 			machine: func(m *v1alpha1.Machine) {
 				m.Status.LastOperation = &v1alpha1.LastOperation{Type: "Create", State: "Successful", LastUpdated: metav1.NewTime(at(0))}
+				seenAt(m, corev1.NodeReady, corev1.ConditionFalse, at(0), at(0))
 			},
 			in: statusInputs{Now: at(100), Infra: provisioned(), Node: node(corev1.ConditionFalse, at(0))},
 			want: want{phase: v1alpha1.MachinePhaseUnknown, next: at(300), conditions: map[string]string{
@@ -100,8 +109,9 @@ func TestComputeStatus(t *testing.T) {
 			}},
 		},
 		{
-			name: "Node NotReady past the timeout",
-			in:   statusInputs{Now: at(300), Infra: provisioned(), Node: node(corev1.ConditionFalse, at(0))},
+			name:    "Node NotReady past the timeout",
+			machine: func(m *v1alpha1.Machine) { seenAt(m, corev1.NodeReady, corev1.ConditionFalse, at(0), at(0)) },
+			in:      statusInputs{Now: at(300), Infra: provisioned(), Node: node(corev1.ConditionFalse, at(0))},
 			want: want{phase: v1alpha1.MachinePhaseFailed, conditions: map[string]string{
 				"HealthCheckSucceeded": "False/UnhealthyNode",
 			}},
@@ -112,6 +122,7 @@ func TestComputeStatus(t *testing.T) {
 				m.Spec.HealthCheck = &v1alpha1.MachineHealthCheck{UnhealthyNodeConditions: []v1alpha1.UnhealthyNodeCondition{
 					{Type: corev1.NodeDiskPressure, Status: corev1.ConditionTrue, TimeoutSeconds: 30},
 				}}
+				seenAt(m, corev1.NodeDiskPressure, corev1.ConditionTrue, at(0), at(0))
 			},
 			in: statusInputs{Now: at(10), Infra: provisioned(), Node: node(corev1.ConditionTrue, at(0), func(n *corev1.Node) {
 				n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: corev1.NodeDiskPressure, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(at(0))})

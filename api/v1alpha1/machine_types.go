@@ -144,7 +144,8 @@ type MachineReadinessGate struct {
 }
 
 // MachineHealthCheck sets the timers behind the HealthCheckSucceeded condition. Elapsed time is
-// measured from the Node condition's own lastTransitionTime.
+// measured on the controller's clock, from when it first saw the Node condition
+// (status.healthCheck).
 type MachineHealthCheck struct {
 	// nodeStartupTimeoutSeconds is how long, in seconds, a Node may take to register after
 	// InfrastructureReady became True. Default 600.
@@ -218,10 +219,17 @@ type MachineStatus struct {
 	// +kubebuilder:validation:MaxLength=512
 	ProviderID string `json:"providerID,omitempty"`
 
-	// nodeRef names the Node of this Machine once one has been found. It is kept after the Node
-	// is deleted, to tell a deleted Node from one that never registered.
+	// nodeRef names the Node of this Machine once one has been found: the Node whose
+	// spec.providerID is the Machine's providerID, whatever its name. It is kept after the Node
+	// is deleted, to tell a deleted Node from one that never registered, and follows the host
+	// when it registers again under another name.
 	// +optional
 	NodeRef *MachineNodeReference `json:"nodeRef,omitempty"`
+
+	// healthCheck is what the health check remembers between reconciles, so that its timers
+	// count on the controller's own clock and survive a restart of the controller.
+	// +optional
+	HealthCheck *MachineHealthCheckStatus `json:"healthCheck,omitempty"`
 
 	// observedGeneration is the metadata.generation the status was computed from; 0 until a
 	// controller has computed it. kubectl wait and kstatus compare it with metadata.generation.
@@ -238,6 +246,46 @@ type MachineNodeReference struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
+}
+
+// MachineHealthCheckStatus is what the health check remembers between reconciles.
+type MachineHealthCheckStatus struct {
+	// unhealthyNodeConditions are the Node conditions that now match an entry of
+	// spec.healthCheck.unhealthyNodeConditions (or the defaults), each with the time the
+	// controller first saw it so. Timeouts count from that time, on the controller's clock: the
+	// Node condition's own lastTransitionTime was written by another clock (the kubelet's, or
+	// the node lifecycle controller's) and is only compared for equality.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=32
+	UnhealthyNodeConditions []ObservedNodeCondition `json:"unhealthyNodeConditions,omitempty"`
+}
+
+// ObservedNodeCondition is an unhealthy Node condition as the controller first saw it.
+type ObservedNodeCondition struct {
+	// type of the Node condition, e.g. Ready.
+	// +required
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=316
+	Type corev1.NodeConditionType `json:"type"`
+
+	// status of the Node condition: True, False or Unknown.
+	// +required
+	// +kubebuilder:validation:Enum=True;False;Unknown
+	Status corev1.ConditionStatus `json:"status"`
+
+	// nodeLastTransitionTime is the Node condition's lastTransitionTime when the controller
+	// first saw it in this status, on the Node's clock. Another value later means that the
+	// condition left this status and came back in between: its timeout counts again.
+	// +optional
+	NodeLastTransitionTime *metav1.Time `json:"nodeLastTransitionTime,omitempty"`
+
+	// since is when the controller first saw the Node condition in this status, on the
+	// controller's clock.
+	// +required
+	Since metav1.Time `json:"since"`
 }
 
 // Machine is a VM or bare-metal host that becomes a Node. Its status holds typed conditions and
