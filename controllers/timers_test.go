@@ -11,32 +11,45 @@ import (
 )
 
 // TestHealthCheckRequeuesAtDeadline: after the Node turns NotReady nothing else changes, so only
-// the reconciler's requeue at the deadline can turn the Machine Failed.
+// the reconciler's requeue at the deadline can turn the Machine Failed. Issue 12's instance: the
+// Node's clock is an hour ahead (or behind), so the Ready=False it reports carries a
+// lastTransitionTime an hour off; the check still fails its timeout after the controller saw
+// the Node go NotReady, not an hour later (or at once).
 func TestHealthCheckRequeuesAtDeadline(t *testing.T) {
-	ns := newNamespace(t)
-	pid := "fake://" + ns + "/hc"
-	createInfra(t, ns, "hc", map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
-	createNode(t, ns+"-hc", pid, "v1.36.3", corev1.ConditionTrue, time.Now())
-	m := newMachine(ns, "hc")
-	m.Spec.HealthCheck = &v1alpha1.MachineHealthCheck{UnhealthyNodeConditions: []v1alpha1.UnhealthyNodeCondition{
-		{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: 3},
-	}}
-	create(t, m)
-	waitPhase(t, ns, "hc", v1alpha1.MachinePhaseRunning)
+	for _, c := range []struct {
+		name string
+		skew time.Duration
+	}{{"same clock", 0}, {"Node clock ahead", time.Hour}, {"Node clock behind", -time.Hour}} {
+		t.Run(c.name, func(t *testing.T) {
+			ns := newNamespace(t)
+			pid := "fake://" + ns + "/skew"
+			createInfra(t, ns, "skew", map[string]any{"providerID": pid}, provisionedStatus)
+			createNode(t, ns+"-skew", pid, "v1.36.3", corev1.ConditionTrue, time.Now().Add(c.skew))
+			m := newMachine(ns, "skew")
+			m.Spec.HealthCheck = &v1alpha1.MachineHealthCheck{UnhealthyNodeConditions: []v1alpha1.UnhealthyNodeCondition{
+				{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: 3},
+			}}
+			create(t, m)
+			waitPhase(t, ns, "skew", v1alpha1.MachinePhaseRunning)
 
-	flipped := time.Now()
-	updateNode(t, ns+"-hc", func(n *corev1.Node) {
-		n.Status.Conditions = []corev1.NodeCondition{readyCondition(corev1.ConditionFalse, flipped)}
-	})
-	waitPhase(t, ns, "hc", v1alpha1.MachinePhaseUnknown)
-	got := waitPhase(t, ns, "hc", v1alpha1.MachinePhaseFailed)
-	c := conditions.Get(got, v1alpha1.MachineHealthCheckSucceededCondition)
-	if c.Reason != v1alpha1.MachineHealthCheckUnhealthyNodeReason {
-		t.Fatalf("HealthCheckSucceeded reason %q", c.Reason)
-	}
-	// The verdict is not early: it comes at or after the 3 s deadline (second precision).
-	if c.LastTransitionTime.Time.Before(flipped.Truncate(time.Second).Add(3 * time.Second)) {
-		t.Fatalf("failed at %s, before the deadline %s", c.LastTransitionTime, flipped.Add(3*time.Second))
+			flipped := time.Now()
+			updateNode(t, ns+"-skew", func(n *corev1.Node) {
+				n.Status.Conditions = []corev1.NodeCondition{readyCondition(corev1.ConditionFalse, flipped.Add(c.skew))}
+			})
+			got := waitPhase(t, ns, "skew", v1alpha1.MachinePhaseFailed)
+			hc := conditions.Get(got, v1alpha1.MachineHealthCheckSucceededCondition)
+			if hc.Reason != v1alpha1.MachineHealthCheckUnhealthyNodeReason {
+				t.Fatalf("HealthCheckSucceeded reason %q", hc.Reason)
+			}
+			// Not early: at or after the 3 s timeout from when the Node turned (second precision).
+			if hc.LastTransitionTime.Time.Before(flipped.Truncate(time.Second).Add(3 * time.Second)) {
+				t.Fatalf("failed at %s, before %s", hc.LastTransitionTime, flipped.Add(3*time.Second))
+			}
+			seen := got.Status.HealthCheck
+			if seen == nil || len(seen.UnhealthyNodeConditions) != 1 || seen.UnhealthyNodeConditions[0].Since.Time.Before(flipped.Truncate(time.Second)) {
+				t.Fatalf("status.healthCheck %+v: want Ready=False first seen at or after %s", seen, flipped)
+			}
+		})
 	}
 }
 
