@@ -23,12 +23,13 @@ type statusApply struct {
 		Namespace string `json:"namespace"`
 	} `json:"metadata"`
 	Status struct {
-		Conditions         []metav1.Condition             `json:"conditions"`
-		Phase              v1alpha1.MachinePhase          `json:"phase,omitempty"`
-		LastOperation      *v1alpha1.LastOperation        `json:"lastOperation,omitempty"`
-		NodeRef            *v1alpha1.MachineNodeReference `json:"nodeRef,omitempty"`
-		ProviderID         string                         `json:"providerID,omitempty"`
-		ObservedGeneration int64                          `json:"observedGeneration,omitempty"`
+		Conditions         []metav1.Condition                 `json:"conditions"`
+		Phase              v1alpha1.MachinePhase              `json:"phase,omitempty"`
+		LastOperation      *v1alpha1.LastOperation            `json:"lastOperation,omitempty"`
+		NodeRef            *v1alpha1.MachineNodeReference     `json:"nodeRef,omitempty"`
+		HealthCheck        *v1alpha1.MachineHealthCheckStatus `json:"healthCheck,omitempty"`
+		ProviderID         string                             `json:"providerID,omitempty"`
+		ObservedGeneration int64                              `json:"observedGeneration,omitempty"`
 	} `json:"status"`
 }
 
@@ -48,6 +49,7 @@ func ownedStatus(m *v1alpha1.Machine) (*unstructured.Unstructured, error) {
 	a.Status.Phase = m.Status.Phase
 	a.Status.LastOperation = m.Status.LastOperation
 	a.Status.NodeRef = m.Status.NodeRef
+	a.Status.HealthCheck = m.Status.HealthCheck
 	a.Status.ProviderID = m.Status.ProviderID
 	a.Status.ObservedGeneration = m.Status.ObservedGeneration
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&a)
