@@ -78,6 +78,13 @@ func TestPatchApply(t *testing.T) {
 			wantConflict: []string{"B"},
 		},
 		{
+			name:   "changing a condition someone else removed is a conflict",
+			before: []metav1.Condition{a0, b0}, after: []metav1.Condition{a1, b0},
+			latest:       []metav1.Condition{b0},
+			want:         []metav1.Condition{b0},
+			wantConflict: []string{"A"},
+		},
+		{
 			name:   "removing a condition someone else already removed",
 			before: []metav1.Condition{a0, b0}, after: []metav1.Condition{a0},
 			latest: []metav1.Condition{a0},
