@@ -49,8 +49,8 @@ func (e *AggregateConfigError) Error() string {
 //
 // Each object is classified by its condition of type conditionType:
 //   - missing: unknown ("not yet reported");
-//   - False, or True for a negative type (NegativePolarity, or registered with
-//     conditions.RegisterNegativePolarity): an issue;
+//   - False, or True for a negative type (conditionType listed in
+//     NegativePolarityConditionTypes): an issue;
 //   - otherwise True or False: fine;
 //   - Unknown, or any other status: unknown.
 //
@@ -97,7 +97,7 @@ func NewAggregateCondition[T conditions.Getter](from []T, conditionType string, 
 	if problems := conditionTypeProblems(target); len(problems) > 0 {
 		return nil, configError("invalid target condition type: %s", strings.Join(problems, "; "))
 	}
-	negative := o.NegativePolarity || conditions.IsNegativePolarity(conditionType)
+	negative := slices.Contains(o.NegativePolarityConditionTypes, conditionType)
 	bad, good := metav1.ConditionFalse, metav1.ConditionTrue
 	if negative {
 		bad, good = good, bad

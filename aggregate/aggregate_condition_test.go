@@ -100,8 +100,9 @@ func TestNewAggregateCondition(t *testing.T) {
 			want: aggregated("Ready", U, aggregate.NoConditionsReportedReason, "Ready is not reported: there are no Machines"),
 		},
 		{
-			name:          "registered negative polarity: True is the issue",
+			name:          "the catalog's negative polarity, passed explicitly: True is the issue",
 			conditionType: deleting,
+			opts:          []aggregate.AggregateOption{machinesKind, aggregate.NegativePolarityConditionTypes(v1alpha1.NegativePolarityConditions...)},
 			from: []*v1alpha1.Machine{
 				named("m1", cond(deleting, F, v1alpha1.MachineNotDeletingReason, 0)),
 				named("m2", cond(deleting, T, v1alpha1.MachineDeletingDrainingNodeReason, 0, "draining Node m2")),
@@ -111,9 +112,29 @@ func TestNewAggregateCondition(t *testing.T) {
 					"* DrainingNode: 1 Machine (m2): draining Node m2"),
 		},
 		{
-			name:          "NegativePolarity for an unregistered type; TargetConditionType names the result",
+			name:          "no registry: without NegativePolarityConditionTypes even Deleting is positive",
+			conditionType: deleting,
+			from: []*v1alpha1.Machine{
+				named("m1", cond(deleting, F, v1alpha1.MachineNotDeletingReason, 0)),
+				named("m2", cond(deleting, T, v1alpha1.MachineDeletingDrainingNodeReason, 0, "draining Node m2")),
+			},
+			want: aggregated(deleting, F, aggregate.IssueReportedReason,
+				"Deleting is not True on 1 of 2 Machines: 1 False\n"+
+					"* NotDeleting: 1 Machine (m1)"),
+		},
+		{
+			name:          "NegativePolarityConditionTypes naming other types only: the type aggregated stays positive",
 			conditionType: "example.com/Degraded",
-			opts:          []aggregate.AggregateOption{aggregate.NegativePolarity(), aggregate.TargetConditionType("example.com/MachinesDegraded")},
+			opts:          []aggregate.AggregateOption{machinesKind, aggregate.NegativePolarityConditionTypes("example.com/Other", deleting)},
+			from: []*v1alpha1.Machine{
+				named("m1", cond("example.com/Degraded", T, "Degraded", 0)),
+			},
+			want: aggregated("example.com/Degraded", T, aggregate.NoIssuesReportedReason, ""),
+		},
+		{
+			name:          "NegativePolarityConditionTypes naming the type aggregated; TargetConditionType names the result",
+			conditionType: "example.com/Degraded",
+			opts:          []aggregate.AggregateOption{aggregate.NegativePolarityConditionTypes("example.com/Degraded"), aggregate.TargetConditionType("example.com/MachinesDegraded")},
 			from: []*v1alpha1.Machine{
 				named("m1", cond("example.com/Degraded", F, "Fine", 0)),
 				named("m2", cond("example.com/Degraded", F, "Fine", 0)),

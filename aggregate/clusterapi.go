@@ -121,12 +121,7 @@ func MachineFromClusterAPI(m *clusterv1.Machine, previous *v1alpha1.LastOperatio
 		if slices.Contains(clusterAPICatalogTypes, g.ConditionType) {
 			continue
 		}
-		polarity := v1alpha1.PositiveConditionPolarity
-		if g.Polarity == clusterv1.NegativePolarityCondition {
-			polarity = v1alpha1.NegativeConditionPolarity
-		}
-		view.Spec.ReadinessGates = append(view.Spec.ReadinessGates,
-			v1alpha1.MachineReadinessGate{ConditionType: g.ConditionType, Polarity: polarity})
+		view.Spec.ReadinessGates = append(view.Spec.ReadinessGates, ReadinessGateFromClusterAPI(g))
 		if c := findCondition(m.Status.Conditions, g.ConditionType); c != nil {
 			view.Status.Conditions = append(view.Status.Conditions, *c)
 		}
@@ -221,4 +216,15 @@ func initialized(c *metav1.Condition, conditionType string, flag bool, trueReaso
 			Message: "the Cluster API Machine's status.initialization does not report it yet", LastTransitionTime: c.LastTransitionTime}, true
 	}
 	return *c, true
+}
+
+// ReadinessGateFromClusterAPI returns g as a machinestatus readiness gate: the same condition
+// type, and Negative polarity for Cluster API's NegativePolarity, else Positive (Cluster API's
+// default).
+func ReadinessGateFromClusterAPI(g clusterv1.MachineReadinessGate) v1alpha1.MachineReadinessGate {
+	polarity := v1alpha1.PositiveConditionPolarity
+	if g.Polarity == clusterv1.NegativePolarityCondition {
+		polarity = v1alpha1.NegativeConditionPolarity
+	}
+	return v1alpha1.MachineReadinessGate{ConditionType: g.ConditionType, Polarity: polarity}
 }

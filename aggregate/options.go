@@ -95,15 +95,28 @@ func (t forConditionTypes) ApplyToSummary(o *SummaryOptions) {
 }
 
 // NegativePolarityConditionTypes marks the given types as negative polarity: True is an
-// issue, False is fine (e.g. Deleting). The option keeps the given slice: do not modify it
-// while the option is in use.
-func NegativePolarityConditionTypes(types ...string) SummaryOption {
+// issue, False is fine (e.g. Deleting; the Machine catalog's negative types are
+// v1alpha1.NegativePolarityConditions). Every other type is positive: there is no registry.
+// It configures summaries (the types in scope it names) and aggregates (when it names the type
+// aggregated) alike. The option keeps the given slice: do not modify it while the option is in
+// use.
+func NegativePolarityConditionTypes(types ...string) NegativePolarityOption {
 	return negativePolarityConditionTypes(types)
+}
+
+// NegativePolarityOption is both a SummaryOption and an AggregateOption.
+type NegativePolarityOption interface {
+	SummaryOption
+	AggregateOption
 }
 
 type negativePolarityConditionTypes []string
 
 func (t negativePolarityConditionTypes) ApplyToSummary(o *SummaryOptions) {
+	o.NegativePolarityConditionTypes = append(o.NegativePolarityConditionTypes, t...)
+}
+
+func (t negativePolarityConditionTypes) ApplyToAggregate(o *AggregateOptions) {
 	o.NegativePolarityConditionTypes = append(o.NegativePolarityConditionTypes, t...)
 }
 
@@ -140,15 +153,15 @@ type AggregateOption interface {
 }
 
 // AggregateOptions are the options of an aggregate. The zero value gives the aggregate the
-// type aggregated, takes polarity from the conditions polarity registry, calls the objects
-// "objects" and names each by its GetName method.
+// type aggregated, reads True as good, calls the objects "objects" and names each by its
+// GetName method.
 type AggregateOptions struct {
 	// TargetConditionType is the type of the aggregate; empty means the type aggregated.
 	TargetConditionType string
 
-	// NegativePolarity makes True the bad state of the type aggregated, as it is already for
-	// the types registered with conditions.RegisterNegativePolarity.
-	NegativePolarity bool
+	// NegativePolarityConditionTypes are the types for which True is the bad state; the
+	// aggregate is negative when it names the type aggregated.
+	NegativePolarityConditionTypes []string
 
 	// Kind and KindPlural name the objects in the message, e.g. "Machine" and "Machines";
 	// empty means "object" and "objects".
@@ -180,14 +193,6 @@ type targetConditionType string
 func (t targetConditionType) ApplyToAggregate(o *AggregateOptions) {
 	o.TargetConditionType = string(t)
 }
-
-// NegativePolarity makes True the bad state of the type aggregated. Types registered with
-// conditions.RegisterNegativePolarity (e.g. Deleting) do not need it.
-func NegativePolarity() AggregateOption { return negativePolarity{} }
-
-type negativePolarity struct{}
-
-func (negativePolarity) ApplyToAggregate(o *AggregateOptions) { o.NegativePolarity = true }
 
 // ObjectKind names the objects in the message, e.g. ObjectKind("Machine", "Machines") for
 // "Ready is not True on 3 of 10 Machines".

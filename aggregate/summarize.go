@@ -24,10 +24,10 @@ import (
 //     (sigs.k8s.io/cli-utils/pkg/kstatus) reports a Failed Machine as Failed. Nothing above
 //     reads Stalled.
 //
-// A readiness gate that is a built-in type of the scope keeps the built-in polarity; a gate
-// whose polarity is empty takes the catalog's (Negative for the types in
-// the conditions polarity registry, else Positive); a gate named Ready or Stalled (both derived
-// by Summarize) or with an invalid condition type (all rejected by the CRD) is skipped, so
+// Every type's polarity is ConditionPolarity's: a built-in type of the scope keeps the built-in
+// polarity, a gate's declared polarity wins over the catalog's, and a gate without one takes the
+// catalog's (v1alpha1.NegativePolarityConditions). A gate named Ready or Stalled (both derived by
+// Summarize) or with an invalid condition type (all rejected by the CRD) is skipped, so
 // Summarize cannot be misconfigured.
 // Ready is left as it was only if conditions.Set rejects it, which needs a negative
 // metadata.generation or a clock that reads the zero time.
@@ -68,25 +68,20 @@ const readyScopeArray = 16
 // types are appended to the given slices.
 func readyOptions(m *v1alpha1.Machine, setOpts []conditions.SetOption, scope, negative []string) SummaryOptions {
 	// In catalog order, so that the summary's sort finds them sorted.
-	if m.Spec.Bootstrap != nil {
-		scope = append(scope, v1alpha1.MachineBootstrapConfigReadyCondition)
+	for _, t := range readyBuiltinTypes {
+		if t != v1alpha1.MachineBootstrapConfigReadyCondition || m.Spec.Bootstrap != nil {
+			scope = append(scope, t)
+		}
 	}
-	scope = append(scope,
-		v1alpha1.MachineDeletingCondition,
-		v1alpha1.MachineHealthCheckSucceededCondition,
-		v1alpha1.MachineInfrastructureReadyCondition,
-		v1alpha1.MachineNodeHealthyCondition,
-		v1alpha1.MachineNodeReadyCondition,
-	)
-	negative = append(negative, v1alpha1.MachineDeletingCondition)
 	for _, g := range m.Spec.ReadinessGates {
 		t := g.ConditionType
 		if t == v1alpha1.MachineReadyCondition || t == v1alpha1.MachineStalledCondition || slices.Contains(scope, t) || !isValidType(t) {
 			continue
 		}
 		scope = append(scope, t)
-		if g.Polarity == v1alpha1.NegativeConditionPolarity ||
-			(g.Polarity == "" && conditions.IsNegativePolarity(t)) {
+	}
+	for _, t := range scope {
+		if ConditionPolarity(t, m.Spec.ReadinessGates) == v1alpha1.NegativeConditionPolarity {
 			negative = append(negative, t)
 		}
 	}

@@ -17,8 +17,9 @@
 //     *ValidationError instead of writing. Validate applies the API server's rules for
 //     metav1.Condition; messages longer than 32768 bytes are cut at a UTF-8 boundary and end
 //     with TruncationMarker rather than rejected.
-//   - Polarity: True is good unless a type is registered as negative (RegisterNegativePolarity);
-//     the Machine catalog's negative types (Deleting, Draining, …) are registered already.
+//   - Polarity is not this package's concern: it keeps no registry. Whoever summarizes says
+//     which types are negative (aggregate.NegativePolarityConditionTypes; the Machine catalog's
+//     are v1alpha1.NegativePolarityConditions), as Cluster API's conditions package does.
 //
 // # Several writers
 //

@@ -121,11 +121,7 @@ func describeMachinestatus(m *v1alpha1.Machine) Description {
 	if m.Status.NodeRef != nil {
 		d.Node = m.Status.NodeRef.Name
 	}
-	gates := map[string]v1alpha1.ConditionPolarity{}
-	for _, g := range m.Spec.ReadinessGates {
-		gates[g.ConditionType] = g.Polarity
-	}
-	d.Conditions, d.Problems = problemsFirst(m.Status.Conditions, gates)
+	d.Conditions, d.Problems = problemsFirst(m.Status.Conditions, m.Spec.ReadinessGates)
 	return d
 }
 
@@ -158,33 +154,22 @@ func describeClusterAPI(m *clusterv1.Machine) (Description, error) {
 	}
 	d.Phase, d.LastOperation = aggregate.ClusterAPIMachineStatus(m, previous)
 
-	gates := map[string]v1alpha1.ConditionPolarity{}
+	gates := make([]v1alpha1.MachineReadinessGate, 0, len(m.Spec.ReadinessGates))
 	for _, g := range m.Spec.ReadinessGates {
-		switch g.Polarity {
-		case clusterv1.NegativePolarityCondition:
-			gates[g.ConditionType] = v1alpha1.NegativeConditionPolarity
-		case clusterv1.PositivePolarityCondition:
-			gates[g.ConditionType] = v1alpha1.PositiveConditionPolarity
-		}
+		gates = append(gates, aggregate.ReadinessGateFromClusterAPI(g))
 	}
 	d.Conditions, d.Problems = problemsFirst(list, gates)
 	return d, nil
 }
 
 // problemsFirst returns cs with their polarity and problem flag, problems first, each group in
-// conditions.Compare order, and the number of problems. A type's polarity is its readiness
-// gate's when gates gives one, else the conditions polarity registry's.
-func problemsFirst(cs []metav1.Condition, gates map[string]v1alpha1.ConditionPolarity) ([]Condition, int) {
+// conditions.Compare order, and the number of problems. A type's polarity is
+// aggregate.ConditionPolarity's for the Machine's readiness gates, as Summarize reads it.
+func problemsFirst(cs []metav1.Condition, gates []v1alpha1.MachineReadinessGate) ([]Condition, int) {
 	out := make([]Condition, 0, len(cs))
 	problems := 0
 	for _, c := range cs {
-		polarity := gates[c.Type]
-		if polarity == "" {
-			polarity = v1alpha1.PositiveConditionPolarity
-			if conditions.IsNegativePolarity(c.Type) {
-				polarity = v1alpha1.NegativeConditionPolarity
-			}
-		}
+		polarity := aggregate.ConditionPolarity(c.Type, gates)
 		good := metav1.ConditionTrue
 		if polarity == v1alpha1.NegativeConditionPolarity {
 			good = metav1.ConditionFalse
