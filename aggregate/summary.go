@@ -7,11 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/machinestatus/machinestatus/conditions"
 )
@@ -53,8 +51,7 @@ func (e *SummaryConfigError) Error() string {
 //
 // Each condition type in scope is classified, in catalog order (conditions.Compare):
 //   - missing: skipped when listed in IgnoreTypesIfMissing, else Unknown ("not yet reported");
-//   - False, or True for a negative type (listed in NegativePolarityConditionTypes or
-//     registered with conditions.RegisterNegativePolarity): an issue;
+//   - False, or True for a negative type (listed in NegativePolarityConditionTypes): an issue;
 //   - Unknown (or any status other than True and False): unknown;
 //   - otherwise: fine.
 //
@@ -79,15 +76,20 @@ func (e *SummaryConfigError) Error() string {
 func NewSummaryCondition(from conditions.Getter, target string, opts ...SummaryOption) (*metav1.Condition, error) {
 	var o SummaryOptions
 	applySummaryOptions(&o, opts)
-	return newSummaryCondition(from, target, &o)
+	c, err := newSummaryCondition(from, target, &o)
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
 }
 
-// newSummaryCondition is NewSummaryCondition with the options applied.
-func newSummaryCondition(from conditions.Getter, target string, o *SummaryOptions) (*metav1.Condition, error) {
+// newSummaryCondition is NewSummaryCondition with the options applied, returning the condition
+// by value so that a summary that changes nothing allocates nothing.
+func newSummaryCondition(from conditions.Getter, target string, o *SummaryOptions) (metav1.Condition, error) {
 	var scopeBuf [16]string
 	scope, err := summaryScope(target, o, scopeBuf[:0])
 	if err != nil {
-		return nil, err
+		return metav1.Condition{}, err
 	}
 	list := conditionsOf(from)
 
@@ -106,7 +108,7 @@ func newSummaryCondition(from conditions.Getter, target string, o *SummaryOption
 		present++
 		switch c.Status {
 		case metav1.ConditionTrue, metav1.ConditionFalse:
-			negative := slices.Contains(o.NegativePolarityConditionTypes, t) || conditions.IsNegativePolarity(t)
+			negative := slices.Contains(o.NegativePolarityConditionTypes, t)
 			if (c.Status == metav1.ConditionTrue) == negative {
 				issues.add(summaryItem{conditionType: t, text: itemText(c)})
 			}
@@ -115,7 +117,7 @@ func newSummaryCondition(from conditions.Getter, target string, o *SummaryOption
 		}
 	}
 
-	out := &metav1.Condition{Type: target}
+	out := metav1.Condition{Type: target}
 	switch {
 	case issues.n > 0:
 		out.Status = metav1.ConditionFalse
@@ -153,7 +155,7 @@ func setSummaryCondition(to conditions.Setter, target string, o *SummaryOptions)
 	if err != nil {
 		return false, err
 	}
-	return conditions.Set(to, *c, o.SetOptions...)
+	return conditions.Set(to, c, o.SetOptions...)
 }
 
 // summaryScope checks the options and returns the condition types in scope, deduplicated and
@@ -163,9 +165,6 @@ func summaryScope(target string, o *SummaryOptions, buf []string) ([]string, err
 	scope = append(scope, o.ConditionTypes...)
 	slices.SortFunc(scope, conditions.Compare)
 	scope = slices.Compact(scope)
-	if len(scope) > 0 && scopeValidated(target, scope) {
-		return scope, nil
-	}
 	if problems := conditionTypeProblems(target); len(problems) > 0 {
 		return nil, &SummaryConfigError{Target: target, Problem: "invalid target condition type: " + strings.Join(problems, "; ")}
 	}
@@ -180,58 +179,15 @@ func summaryScope(target string, o *SummaryOptions, buf []string) ([]string, err
 			return nil, &SummaryConfigError{Target: target, Problem: fmt.Sprintf("invalid condition type %q in scope: %s", t, strings.Join(problems, "; "))}
 		}
 	}
-	rememberValidScope(target, scope)
 	return scope, nil
 }
 
-// validatedScopes remembers the last few target and scope pairs that passed summaryScope's
-// checks, so that a caller summarizing many objects with the same options (as Summarize does)
-// validates the condition types once: the checks are a pure function of the pair. The list is
-// replaced, never modified; a store lost to a concurrent one only costs a later check.
-var validatedScopes atomic.Pointer[[]validatedScope]
-
-// maxValidatedScopes bounds validatedScopes.
-const maxValidatedScopes = 8
-
-type validatedScope struct {
-	target string
-	scope  []string
-}
-
-// scopeValidated reports whether target and scope (sorted and deduplicated) passed the checks
-// before.
-func scopeValidated(target string, scope []string) bool {
-	if list := validatedScopes.Load(); list != nil {
-		for _, v := range *list {
-			if v.target == target && slices.Equal(v.scope, scope) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// rememberValidScope puts target and scope first in validatedScopes.
-func rememberValidScope(target string, scope []string) {
-	list := []validatedScope{{target: target, scope: slices.Clone(scope)}}
-	if old := validatedScopes.Load(); old != nil {
-		list = append(list, (*old)[:min(len(*old), maxValidatedScopes-1)]...)
-	}
-	validatedScopes.Store(&list)
-}
-
-// conditionTypeProblems says why t cannot be a condition type, or returns nil: the rules of
-// conditions.Validate, which adds a 316-character limit to apimachinery's qualified-name rule.
+// conditionTypeProblems says why t cannot be a condition type (conditions.ValidateType), or
+// returns nil.
 func conditionTypeProblems(t string) []string {
-	probe := metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: "Probe", LastTransitionTime: metav1.Unix(1, 0)}
-	err := conditions.Validate(probe)
+	err := conditions.ValidateType(t)
 	if err == nil {
-		// The common case, without apimachinery's regular expressions (Validate applies
-		// IsQualifiedName and more).
 		return nil
-	}
-	if problems := validation.IsQualifiedName(t); len(problems) > 0 {
-		return problems
 	}
 	var invalid *conditions.ValidationError
 	if errors.As(err, &invalid) {

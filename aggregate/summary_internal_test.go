@@ -37,52 +37,6 @@ func TestWriteLine(t *testing.T) {
 	}
 }
 
-// TestValidatedScopes checks that remembering validated scopes changes no result: a scope is
-// remembered only once it passed, per target, and many goroutines may share the memory.
-func TestValidatedScopes(t *testing.T) {
-	obj := &testObject{}
-	valid := []SummaryOption{ForConditionTypes("B", "A", "A")}
-	for range 2 {
-		if _, err := NewSummaryCondition(obj, "Ready", valid...); err != nil {
-			t.Fatalf("valid scope: %v", err)
-		}
-	}
-	for _, tc := range []struct {
-		target string
-		scope  []string
-	}{
-		{"Ready", []string{"A", "B", "not valid"}},
-		{"A", []string{"A", "B"}}, // the same scope, but the target is in it
-		{"bad target!", []string{"A", "B"}},
-		{"Ready", nil},
-	} {
-		for range 2 {
-			if _, err := NewSummaryCondition(obj, tc.target, ForConditionTypes(tc.scope...)); err == nil {
-				t.Errorf("NewSummaryCondition(%q, %q) = nil error, want a *SummaryConfigError", tc.target, tc.scope)
-			}
-		}
-	}
-	// More distinct valid scopes than remembered, from several goroutines.
-	done := make(chan bool)
-	for g := range 4 {
-		go func() {
-			for i := range 50 {
-				scope := []string{"A", strings.Repeat("X", 1+(g*50+i)%(2*maxValidatedScopes))}
-				if _, err := NewSummaryCondition(obj, "Ready", ForConditionTypes(scope...)); err != nil {
-					t.Error(err)
-				}
-			}
-			done <- true
-		}()
-	}
-	for range 4 {
-		<-done
-	}
-	if list := validatedScopes.Load(); list == nil || len(*list) > maxValidatedScopes {
-		t.Errorf("validatedScopes holds %v entries, want 1 to %d", list, maxValidatedScopes)
-	}
-}
-
 type testObject struct{}
 
 func (testObject) GetConditions() []metav1.Condition { return nil }

@@ -3,11 +3,9 @@ package conditions
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Reasons an adapter writes when a foreign condition's reason cannot be used as it is.
@@ -73,12 +71,6 @@ func (e *AdapterError) Unwrap() error { return e.Err }
 // maxQuotedReasonBytes bounds the part of an invalid reason that is kept in the message.
 const maxQuotedReasonBytes = 256
 
-// reasonPattern is the API server's pattern for metav1.Condition.reason.
-var reasonPattern = regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`)
-
-// maxReasonLength is the API server's limit on metav1.Condition.reason.
-const maxReasonLength = 1024
-
 // collector gathers the conditions an adapter reads from one object and applies the shared
 // rules above.
 type collector struct {
@@ -125,10 +117,8 @@ func (col *collector) add(field string, c metav1.Condition) error {
 	c.Reason, c.Message = mapReason(c.Reason, c.Message)
 	c.Message = TruncateMessage(c.Message)
 	c.LastTransitionTime = truncate(c.LastTransitionTime.Time)
-	if err := Validate(c); err != nil {
-		// Unreachable while the checks above mirror Validate; kept so that nothing invalid leaks.
-		return col.fail(field, err)
-	}
+	// c now passes Validate: the checks above are its rules field by field (the type's and the
+	// reason's through ValidateType and validReason), worded for a foreign object's field.
 	if col.seen[c.Type] {
 		return nil
 	}
@@ -143,15 +133,17 @@ func (col *collector) result() List {
 	return col.list
 }
 
-// checkType returns why t is not a valid condition type, or nil.
+// checkType returns why t is not a valid condition type (ValidateType's rule), or nil.
 func checkType(t string) error {
 	if t == "" {
 		return errors.New("missing")
 	}
-	if len(t) > maxTypeLength {
-		return fmt.Errorf("must be at most %d characters, not %d", maxTypeLength, len(t))
-	}
-	if msgs := validation.IsQualifiedName(t); len(msgs) > 0 {
+	var invalid *ValidationError
+	if err := ValidateType(t); errors.As(err, &invalid) {
+		msgs := make([]string, 0, len(invalid.Errs))
+		for _, e := range invalid.Errs {
+			msgs = append(msgs, e.ErrorBody())
+		}
 		return fmt.Errorf("%q is not a valid condition type: %s", t, strings.Join(msgs, "; "))
 	}
 	return nil
@@ -162,7 +154,7 @@ func mapReason(reason, message string) (string, string) {
 	switch {
 	case reason == "":
 		return NoReasonReportedReason, message
-	case len(reason) <= maxReasonLength && reasonPattern.MatchString(reason):
+	case validReason(reason):
 		return reason, message
 	}
 	quoted := fmt.Sprintf("reason %q", TruncateTo(reason, maxQuotedReasonBytes))

@@ -95,7 +95,7 @@ func TestFromClusterAPIMachineErrors(t *testing.T) {
 		{"lower-case status", with(func(c *metav1.Condition) { c.Status = "true" }), "status.conditions[1].status", `not "true"`},
 		{"empty type", with(func(c *metav1.Condition) { c.Type = "" }), "status.conditions[1].type", "missing"},
 		{"invalid type", with(func(c *metav1.Condition) { c.Type = "Node Ready" }), "status.conditions[1].type", `"Node Ready" is not a valid condition type`},
-		{"type too long", with(func(c *metav1.Condition) { c.Type = "example.com/" + strings.Repeat("a", 310) }), "status.conditions[1].type", "at most 316 characters"},
+		{"type too long", with(func(c *metav1.Condition) { c.Type = "example.com/" + strings.Repeat("a", 310) }), "status.conditions[1].type", "may not be more than 316 bytes"},
 		{"no lastTransitionTime", with(func(c *metav1.Condition) { c.LastTransitionTime = metav1.Time{} }), "status.conditions[1].lastTransitionTime", "missing"},
 		{"negative observedGeneration", with(func(c *metav1.Condition) { c.ObservedGeneration = -1 }), "status.conditions[1].observedGeneration", "must not be negative"},
 	}

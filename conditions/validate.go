@@ -50,6 +50,23 @@ func Validate(condition metav1.Condition) error {
 	return validate(condition)
 }
 
+// ValidateType checks t against Validate's rules for a condition type (a qualified name of at
+// most 316 characters, see Validate) and returns a *ValidationError whose Errs concern only the
+// type, or nil. Summaries, aggregates and the adapters check types with it.
+func ValidateType(t string) error {
+	if quickValidType(t) {
+		return nil
+	}
+	return validate(metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: "ValidType", LastTransitionTime: metav1.Unix(1, 0)})
+}
+
+// validReason reports whether r passes Validate's rule for a reason (1 to 1024 characters
+// matching [A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?).
+func validReason(r string) bool {
+	return quickValidReason(r) ||
+		validate(metav1.Condition{Type: "ValidReason", Status: metav1.ConditionTrue, Reason: r, LastTransitionTime: metav1.Unix(1, 0)}) == nil
+}
+
 // validate is Validate without the quick path: apimachinery's validation and the type length.
 func validate(condition metav1.Condition) error {
 	path := field.NewPath("status", "conditions").Key(condition.Type)
