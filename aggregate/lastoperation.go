@@ -95,19 +95,25 @@ func LastOperation(m *v1alpha1.Machine) *v1alpha1.LastOperation {
 	if m == nil {
 		return nil
 	}
-	return lastOperationWith(m, terminalSignal(m))
+	return lastOperationWith(m, terminalSignal(m)).DeepCopy()
 }
 
 // lastOperationWith is LastOperation for a non-nil m whose terminal signal is known, so that
-// Summarize finds it once for LastOperation and Phase.
+// Summarize finds it once for LastOperation and Phase. When nothing is new it returns
+// m.Status.LastOperation itself, so that a steady Machine costs no allocation: callers must not
+// modify the result.
 func lastOperationWith(m *v1alpha1.Machine, signal *terminal) *v1alpha1.LastOperation {
 	op := lastOperation(m, signal)
-	op.Description = conditions.TruncateTo(op.Description, maxDescriptionBytes)
+	if d := conditions.TruncateTo(op.Description, maxDescriptionBytes); d != op.Description {
+		op = op.DeepCopy()
+		op.Description = d
+	}
 	return op
 }
 
 func lastOperation(m *v1alpha1.Machine, signal *terminal) *v1alpha1.LastOperation {
-	prev := m.Status.LastOperation.DeepCopy()
+	// Read in place, never modified: next builds a new value.
+	prev := m.Status.LastOperation
 	// Conditions are read in place (findCondition), never modified.
 	get := func(t string) *metav1.Condition { return findCondition(m.Status.Conditions, t) }
 

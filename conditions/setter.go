@@ -31,7 +31,6 @@ func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error)
 	if isNil(to) {
 		return false, nil
 	}
-	o := (&SetOptions{}).ApplyOptions(opts)
 	if g, ok := to.(generationGetter); ok {
 		condition.ObservedGeneration = g.GetGeneration()
 	}
@@ -42,7 +41,8 @@ func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error)
 	case existing != nil && existing.Status == condition.Status && !existing.LastTransitionTime.IsZero():
 		condition.LastTransitionTime = existing.LastTransitionTime
 	case condition.LastTransitionTime.IsZero():
-		condition.LastTransitionTime = truncate(o.now())
+		// Options are read only here, on a change, so that an unchanged Set allocates nothing.
+		condition.LastTransitionTime = truncate((&SetOptions{}).ApplyOptions(opts).now())
 	default:
 		condition.LastTransitionTime = truncate(condition.LastTransitionTime.Time)
 	}
@@ -100,10 +100,12 @@ func Delete(to Setter, conditionType string) bool {
 	if isNil(to) {
 		return false
 	}
-	list := append([]metav1.Condition(nil), to.GetConditions()...)
-	if !meta.RemoveStatusCondition(&list, conditionType) {
+	// Nothing to delete costs nothing: no copy, no write.
+	if meta.FindStatusCondition(to.GetConditions(), conditionType) == nil {
 		return false
 	}
+	list := append([]metav1.Condition(nil), to.GetConditions()...)
+	meta.RemoveStatusCondition(&list, conditionType)
 	to.SetConditions(list)
 	return true
 }
