@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
@@ -33,7 +32,7 @@ func reconcileAt(t *testing.T, m *v1alpha1.Machine, node *corev1.Node, now time.
 	if node != nil {
 		in.Node = node.DeepCopy()
 	}
-	next, err := computeStatus(m, in, conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(now)})
+	next, err := computeStatus(m, in)
 	if err != nil {
 		t.Fatal(err)
 	}

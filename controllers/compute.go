@@ -41,8 +41,11 @@ func ownedTypes(m *v1alpha1.Machine) map[string]bool {
 // computeStatus writes the whole status of m from in: nodeRef, providerID, every owned
 // condition, then Ready, lastOperation and phase (package aggregate) and observedGeneration. It
 // returns the next health-check deadline (zero when none) and the first condition that could not
-// be set. Time enters only through in.Now and opts (the clock for lastTransitionTime).
-func computeStatus(m *v1alpha1.Machine, in statusInputs, opts ...conditions.SetOption) (time.Time, error) {
+// be set. Time enters only through in.Now, the reconcile's one instant: the health check's
+// deadlines and every lastTransitionTime written read it, so computeStatus is a pure function of
+// m and in.
+func computeStatus(m *v1alpha1.Machine, in statusInputs) (time.Time, error) {
+	opts := atInstant(in.Now)
 	w := &conditionWriter{m: m, opts: opts}
 
 	m.Status.ProviderID = machineProviderID(m, in.Infra)
@@ -71,9 +74,9 @@ func computeStatus(m *v1alpha1.Machine, in statusInputs, opts ...conditions.SetO
 	return next, nil
 }
 
-// computePausedStatus sets Paused=True and rewrites nothing else.
-func computePausedStatus(m *v1alpha1.Machine, opts ...conditions.SetOption) error {
-	w := &conditionWriter{m: m, opts: opts}
+// computePausedStatus sets Paused=True at now and rewrites nothing else.
+func computePausedStatus(m *v1alpha1.Machine, now time.Time) error {
+	w := &conditionWriter{m: m, opts: atInstant(now)}
 	setPausedCondition(w, true)
 	return w.err
 }
@@ -83,3 +86,17 @@ func isPaused(m *v1alpha1.Machine) bool {
 	_, ok := m.Annotations[v1alpha1.PausedAnnotation]
 	return ok
 }
+
+// atInstant returns the conditions.Set options that stamp every change with now.
+func atInstant(now time.Time) []conditions.SetOption {
+	return []conditions.SetOption{conditions.WithClock{Clock: instant(now)}}
+}
+
+// instant is a clock.PassiveClock that always reads the same time: a reconcile's.
+type instant time.Time
+
+// Now returns the instant.
+func (i instant) Now() time.Time { return time.Time(i) }
+
+// Since returns the time elapsed between t and the instant.
+func (i instant) Since(t time.Time) time.Duration { return time.Time(i).Sub(t) }

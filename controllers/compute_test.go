@@ -8,10 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
-	"github.com/machinestatus/machinestatus/conditions"
 )
 
 // TestOwnedTypes: the controller owns its ten condition types, BootstrapConfigReady only with
@@ -111,8 +109,7 @@ func TestComputeStatusFields(t *testing.T) {
 			if tt.machine != nil {
 				tt.machine(m)
 			}
-			clk := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(tt.in.Now)}
-			if _, err := computeStatus(m, tt.in, clk); err != nil {
+			if _, err := computeStatus(m, tt.in); err != nil {
 				t.Fatalf("computeStatus() error = %v", err)
 			}
 			got := fields{ProviderID: m.Status.ProviderID, NodeRef: m.Status.NodeRef, ObservedGeneration: m.Status.ObservedGeneration}

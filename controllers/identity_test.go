@@ -6,7 +6,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
@@ -115,7 +114,7 @@ func TestNameReusedByAnotherHost(t *testing.T) {
 	stranger := node(corev1.ConditionTrue, at(-60), func(n *corev1.Node) { n.Name, n.Spec.ProviderID = "ip-10-0-0-1", awsB })
 	in := statusInputs{Now: at(0), Infra: provisioned()}
 	in.Node, _ = machineNode(machineProviderID(m, in.Infra), m.Status.NodeRef, []corev1.Node{*stranger})
-	if _, err := computeStatus(m, in, conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(0))}); err != nil {
+	if _, err := computeStatus(m, in); err != nil {
 		t.Fatal(err)
 	}
 	type result struct {

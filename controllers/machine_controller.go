@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
-	"github.com/machinestatus/machinestatus/conditions"
 )
 
 // DefaultFieldOwner is the server-side apply field manager of the controller's status writes.
@@ -93,12 +92,6 @@ func (r *MachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manag
 	case r.Recorder == nil:
 		return errors.New("machine reconciler: Recorder is required")
 	}
-	if r.Clock == nil {
-		r.Clock = clock.RealClock{}
-	}
-	if r.FieldOwner == "" {
-		r.FieldOwner = DefaultFieldOwner
-	}
 	r.watched = map[schema.GroupVersionKind]bool{}
 	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
@@ -129,13 +122,11 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	before := m.DeepCopy()
-	clk := r.clock()
-	now := clk.Now()
-	opts := []conditions.SetOption{conditions.WithClock{Clock: clk}}
+	now := r.clock().Now()
 
 	var next time.Time
 	if isPaused(m) {
-		if err := computePausedStatus(m, opts...); err != nil {
+		if err := computePausedStatus(m, now); err != nil {
 			return ctrl.Result{}, err
 		}
 	} else {
@@ -143,7 +134,7 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		if next, err = computeStatus(m, in, opts...); err != nil {
+		if next, err = computeStatus(m, in); err != nil {
 			return ctrl.Result{}, err
 		}
 		next = r.kindRetryDeadline(in, now, next)

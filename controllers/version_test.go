@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
@@ -102,7 +101,7 @@ func TestUpdatingFromKubeletVersion(t *testing.T) {
 		t.Run(c.spec+" vs "+c.kubelet, func(t *testing.T) {
 			m := &v1alpha1.Machine{Spec: v1alpha1.MachineSpec{Version: c.spec}}
 			n := node(corev1.ConditionTrue, at(-60), func(n *corev1.Node) { n.Status.NodeInfo.KubeletVersion = c.kubelet })
-			if _, err := computeStatus(m, statusInputs{Now: at(0), Infra: provisioned(), Node: n}, conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(0))}); err != nil {
+			if _, err := computeStatus(m, statusInputs{Now: at(0), Infra: provisioned(), Node: n}); err != nil {
 				t.Fatal(err)
 			}
 			u := conditions.Get(m, v1alpha1.MachineUpdatingCondition)
