@@ -97,8 +97,10 @@ func newSummaryCondition(from conditions.Getter, target string, o *SummaryOption
 	// counted.
 	var issues, unknowns summaryItems
 	present := 0
+	var find scopeFinder
+	find.init(list)
 	for _, t := range scope {
-		c := findCondition(list, t)
+		c := find.next(t)
 		if c == nil {
 			if !slices.Contains(o.IgnoreTypesIfMissing, t) {
 				unknowns.add(summaryItem{conditionType: t, missing: true})
@@ -339,6 +341,73 @@ func findCondition(list []metav1.Condition, t string) *metav1.Condition {
 	}
 	return nil
 }
+
+// scopeFinder finds the conditions of the scope's types in a list, asked in the scope's order
+// (ascending conditions.Compare), in one walk of the list in that order: the list itself when it
+// is sorted (conditions.Set keeps it so), else an index of up to maxIndexedConditions positions
+// sorted on the stack. A longer unsorted list is searched for each type. Every way finds the first
+// condition of a type, as findCondition does.
+type scopeFinder struct {
+	list    []metav1.Condition
+	mode    int // walkList, walkIndex or searchEach
+	i       int // next position (in the index, or in list) to look at
+	indexed [maxIndexedConditions]uint8
+}
+
+// How scopeFinder walks.
+const (
+	walkList   = iota // list is sorted
+	walkIndex         // indexed[:len(list)] holds list's positions in ascending type order
+	searchEach        // unsorted and too long to index
+)
+
+// maxIndexedConditions is the longest unsorted list scopeFinder indexes (twice the 32 the CRDs
+// of Cluster API and machinestatus allow).
+const maxIndexedConditions = 64
+
+// init prepares f to walk list.
+func (f *scopeFinder) init(list []metav1.Condition) {
+	f.list = list
+	switch {
+	case slices.IsSortedFunc(list, compareConditionTypes):
+		f.mode = walkList
+	case len(list) > maxIndexedConditions:
+		f.mode = searchEach
+	default:
+		f.mode = walkIndex
+		order := f.indexed[:len(list)]
+		for i := range order {
+			order[i] = uint8(i)
+		}
+		// Stable, so that the first of several conditions of a type comes first.
+		slices.SortStableFunc(order, func(a, b uint8) int { return conditions.Compare(list[a].Type, list[b].Type) })
+	}
+}
+
+// at returns the i-th condition in ascending type order.
+func (f *scopeFinder) at(i int) *metav1.Condition {
+	if f.mode == walkIndex {
+		return &f.list[f.indexed[i]]
+	}
+	return &f.list[i]
+}
+
+// next returns the condition of type t, which must not sort before the type of the previous
+// call, or nil. The caller must not modify it.
+func (f *scopeFinder) next(t string) *metav1.Condition {
+	if f.mode == searchEach {
+		return findCondition(f.list, t)
+	}
+	for f.i < len(f.list) && conditions.Compare(f.at(f.i).Type, t) < 0 {
+		f.i++
+	}
+	if f.i < len(f.list) && f.at(f.i).Type == t {
+		return f.at(f.i)
+	}
+	return nil
+}
+
+func compareConditionTypes(a, b metav1.Condition) int { return conditions.Compare(a.Type, b.Type) }
 
 // itemText is what a summary says about a present condition: its message, else its reason,
 // else its status.

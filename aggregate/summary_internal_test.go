@@ -1,11 +1,15 @@
 package aggregate
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/machinestatus/machinestatus/conditions"
 )
 
 // TestWriteLine checks that writeLine, which builds a summary line without intermediate
@@ -37,10 +41,6 @@ func TestWriteLine(t *testing.T) {
 	}
 }
 
-type testObject struct{}
-
-func (testObject) GetConditions() []metav1.Condition { return nil }
-
 // TestSummaryMessageAllocatesOnce: summaryMessage sizes its builder from the lines' lengths
 // (each capped at maxSummaryItemBytes) and cuts long lines in an array on the stack, so a
 // message costs exactly one allocation, its own bytes, whatever its lines.
@@ -71,5 +71,40 @@ func TestSummaryMessageAllocatesOnce(t *testing.T) {
 				t.Errorf("summaryMessage() = %q in %v allocations, want 1", msg, allocs)
 			}
 		})
+	}
+}
+
+// TestScopeFinder checks the finder against findCondition, the rule it speeds up, on sorted and
+// unsorted lists with duplicates and types missing from either side.
+func TestScopeFinder(t *testing.T) {
+	c := func(typ, reason string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: reason}
+	}
+	scope := []string{"Ready", "A", "B", "C", "D", "E", "example.com/X"}
+	lists := map[string][]metav1.Condition{
+		"empty":                              nil,
+		"sorted":                             {c("Ready", "R"), c("A", "a"), c("C", "c"), c("example.com/X", "x")},
+		"sorted with duplicate":              {c("Ready", "R1"), c("Ready", "R2"), c("B", "b1"), c("B", "b2"), c("D", "d")},
+		"unsorted":                           {c("C", "c"), c("Ready", "R"), c("A", "a1"), c("A", "a2")},
+		"unsorted with the duplicates apart": {c("B", "b1"), c("A", "a"), c("Ready", "R"), c("B", "b2"), c("example.com/X", "x")},
+	}
+	long := make([]metav1.Condition, 0, maxIndexedConditions+2)
+	for i := range maxIndexedConditions + 2 {
+		long = append(long, c(fmt.Sprintf("T%03d", maxIndexedConditions+2-i), "t"))
+	}
+	lists["unsorted, at the index's limit"] = long[2:]
+	lists["unsorted, longer than the index"] = long
+	for i := maxIndexedConditions + 2; i > 0; i -= 7 {
+		scope = append(scope, fmt.Sprintf("T%03d", i))
+	}
+	slices.SortFunc(scope, conditions.Compare)
+	for name, list := range lists {
+		var f scopeFinder
+		f.init(list)
+		for _, typ := range scope {
+			if got, want := f.next(typ), findCondition(list, typ); got != want {
+				t.Errorf("%s: next(%q) = %v, want %v (findCondition)", name, typ, got, want)
+			}
+		}
 	}
 }
