@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
@@ -212,8 +211,7 @@ func TestConditionMessages(t *testing.T) {
 				tt.machine(m)
 			}
 			tt.in.Now = at(1)
-			clk := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(tt.in.Now)}
-			if _, err := computeStatus(m, tt.in, clk); err != nil {
+			if _, err := computeStatus(m, tt.in); err != nil {
 				t.Fatalf("computeStatus() error = %v", err)
 			}
 			c := conditions.Get(m, tt.typ)
