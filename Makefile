@@ -89,6 +89,12 @@ lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint on the module and apply its auto
 lint-bench: $(GOLANGCI_LINT) ## Run golangci-lint on the hack/bench module (not in CI).
 	cd hack/bench && $(GOLANGCI_LINT) run ./...
 
+# test/clusterapi is its own module with Cluster API's controllers: like hack/bench, CI leaves
+# it out of make lint (a cold lint compiles all of Cluster API once more).
+.PHONY: lint-clusterapi
+lint-clusterapi: $(GOLANGCI_LINT) ## Run golangci-lint on the test/clusterapi module (not in CI).
+	cd test/clusterapi && $(GOLANGCI_LINT) run ./...
+
 .PHONY: verify
 verify: generate manifests fmt ## Fail when generated files or formatting are out of date.
 	@git diff --exit-code -- api config '*.go' || { echo "generated files are stale: run make generate manifests fmt"; exit 1; }
@@ -98,12 +104,21 @@ test: runtime-tools build ## Run every test against a real kube-apiserver + etcd
 	go vet -tags faults ./...
 	go test $(GO_TEST_FLAGS) ./...
 	@# The fault tests mostly wait (a 30 s outage, lease expiry), so the fuzz targets' instrumented
-	@# builds run meanwhile; each one's output is printed when it ends.
-	$(MAKE) --no-print-directory -j2 --output-sync=target fault-tests fuzz FUZZTIME=$(TEST_FUZZTIME)
+	@# builds, then the Cluster API suite (its compile is the heavy part), run meanwhile; each
+	@# one's output is printed when it ends.
+	$(MAKE) --no-print-directory -j2 --output-sync=target fault-tests fuzz clusterapi-tests FUZZTIME=$(TEST_FUZZTIME)
 
 .PHONY: fault-tests
 fault-tests:
 	go test $(GO_TEST_FLAGS) -tags faults -timeout 15m ./test/faults/
+
+.PHONY: clusterapi-tests
+clusterapi-tests:
+	cd test/clusterapi && go vet ./... && go test $(GO_TEST_FLAGS) -timeout 20m ./...
+
+.PHONY: test-clusterapi
+test-clusterapi: runtime-tools build ## Check phase and lastOperation against Cluster API's real controllers (test/clusterapi; docs/clusterapi.md); CLUSTERAPI_WRITE_DOCS=1 records its table there.
+	cd test/clusterapi && go vet ./... && go test $(GO_TEST_FLAGS) -timeout 20m -v ./...
 
 .PHONY: test-faults
 test-faults: runtime-tools build ## Run only the fault tests (docs/reliability.md; ~4 min); FAULTS_WRITE_DOCS=1 records their figures there.
@@ -163,6 +178,10 @@ mutation: $(GREMLINS) $(MUTATION_GO) ## Mutation-test conditions, aggregate and 
 .PHONY: demo
 demo: runtime-tools build ## Walk Machines through every phase on an embedded control plane with kwok.
 	go run ./test/demo
+
+.PHONY: demo-clusterapi
+demo-clusterapi: runtime-tools build ## Show a Cluster API Machine under Cluster API's own controllers with our phase and lastOperation beside Cluster API's view.
+	cd test/clusterapi && go run ./cmd/demo
 
 N ?= 1000
 .PHONY: bench-scale

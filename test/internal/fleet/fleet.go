@@ -51,6 +51,8 @@ type Options struct {
 	// AdminManager, when true, runs managers with the admin kubeconfig instead of as
 	// ManagerUser (the least-privilege RBAC of config/rbac).
 	AdminManager bool
+	// CRDs are installed with machinestatus's and the SimMachine's (e.g. Cluster API's).
+	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// APIServerFlags are extra kube-apiserver flags (see embedded.Options.APIServerFlags).
 	APIServerFlags map[string]string
 	// ProviderConcurrency is how many SimMachines the provider reconciles at once (default 1).
@@ -142,6 +144,7 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 	if err != nil {
 		return e, err
 	}
+	crds = append(crds, o.CRDs...)
 	assets := os.Getenv(embedded.AssetsEnv)
 	if assets == "" {
 		assets = filepath.Join(e.Root, "bin", "k8s")

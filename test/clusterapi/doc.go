@@ -1,0 +1,11 @@
+// Package clusterapi checks machinestatus against Cluster API's real controllers. Its tests run
+// Cluster API v1.14's Cluster, Machine and MachineHealthCheck reconcilers (with a ClusterCache
+// whose workload cluster is the same API server) on the embedded kube-apiserver + etcd, with kwok
+// Nodes and the simulated infrastructure provider, drive a Machine through a real lifecycle, and
+// compare, at every settled step, Cluster API's phase with the phase and lastOperation
+// machinestatus derives. Every difference must be one docs/clusterapi.md justifies; the recorded
+// table is written there (CLUSTERAPI_WRITE_DOCS=1) or checked against it.
+//
+// It is a Go module of its own, so that the main module never requires sigs.k8s.io/cluster-api.
+// Run it with `make test-clusterapi`.
+package clusterapi
