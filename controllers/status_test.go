@@ -285,6 +285,8 @@ func TestReadContract(t *testing.T) {
 		{"ready is a string", map[string]any{"status": map[string]any{"ready": "yes"}}, contractStatus{}, "status.ready"},
 		{"provisioned is a number", map[string]any{"status": map[string]any{"initialization": map[string]any{"provisioned": 1}}}, contractStatus{}, "status.initialization.provisioned"},
 		{"providerID is a list", map[string]any{"spec": map[string]any{"providerID": []any{"a"}}}, contractStatus{}, "spec.providerID"},
+		{"providerID of 512 characters, the most status.providerID holds", map[string]any{"spec": map[string]any{"providerID": strings.Repeat("é", 512)}},
+			contractStatus{ProviderID: strings.Repeat("é", 512)}, ""},
 		{"providerID longer than status.providerID holds", map[string]any{"spec": map[string]any{"providerID": strings.Repeat("é", 513)}}, contractStatus{},
 			"spec.providerID: must be at most 512 characters, not 513"},
 		{"conditions not a list", map[string]any{"status": map[string]any{"conditions": "broken"}}, contractStatus{}, "status.conditions: must be a list, not a string"},
