@@ -14,7 +14,6 @@ COPY aggregate/ aggregate/
 COPY conditions/ conditions/
 COPY controllers/ controllers/
 COPY internal/ internal/
-COPY config/crd/ config/crd/
 RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
 	go build -trimpath -ldflags "-s -w" -o /out/manager ./cmd/manager
 

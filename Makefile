@@ -199,8 +199,9 @@ run: build ## Run the manager against the cluster in the current kubeconfig.
 	$(MANAGER)
 
 .PHONY: run-embedded
-run-embedded: runtime-tools build ## Run the manager on its own embedded kube-apiserver + etcd (Ctrl-C stops both).
-	$(MANAGER) --embedded
+# ARGS are extra manager flags, e.g. ARGS=--zap-log-level=debug.
+run-embedded: runtime-tools build ## Run bin/manager against its own local kube-apiserver + etcd (hack/run-embedded; Ctrl-C stops both).
+	go run ./hack/run-embedded -manager $(MANAGER) -- $(ARGS)
 
 .PHONY: install
 install: $(KUBECTL) ## Install the CRDs into the cluster in the current kubeconfig.

@@ -87,6 +87,8 @@ func TestManagerRBACIsEnforced(t *testing.T) {
 		{"patch", "events.k8s.io", "events", ns},
 		{"update", "coordination.k8s.io", "leases", managerNamespace},
 		{"create", "", "events", managerNamespace},
+		{"create", "authentication.k8s.io", "tokenreviews", ""},
+		{"create", "authorization.k8s.io", "subjectaccessreviews", ""},
 	} {
 		if !allowed(t, a) {
 			t.Errorf("%s is denied; the controller needs it", a)
@@ -114,6 +116,8 @@ func TestManagerRBACIsEnforced(t *testing.T) {
 		{"list", "coordination.k8s.io", "leases", managerNamespace},
 		{"create", "rbac.authorization.k8s.io", "clusterrolebindings", ""},
 		{"create", "apiextensions.k8s.io", "customresourcedefinitions", ""},
+		{"create", "authentication.k8s.io", "tokenrequests", ""},
+		{"create", "", "serviceaccounts/token", ns},
 	} {
 		if allowed(t, a) {
 			t.Errorf("%s is allowed; the manager's role must not grant it", a)
@@ -210,6 +214,8 @@ func TestRoleIsMinimal(t *testing.T) {
 		"ClusterRole manager: machinestatus.io/machines list",
 		"ClusterRole manager: machinestatus.io/machines watch",
 		"ClusterRole manager: machinestatus.io/machines/status patch",
+		"ClusterRole metrics-auth: authentication.k8s.io/tokenreviews create",
+		"ClusterRole metrics-auth: authorization.k8s.io/subjectaccessreviews create",
 		"Role leader-election: coordination.k8s.io/leases create",
 		"Role leader-election: coordination.k8s.io/leases get",
 		"Role leader-election: coordination.k8s.io/leases update",

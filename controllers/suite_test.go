@@ -165,8 +165,8 @@ func restrictedManager(ctx context.Context) (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(roles.ClusterRoles) != 1 || len(roles.Roles) != 1 {
-		return nil, fmt.Errorf("config/rbac holds %d ClusterRoles and %d Roles, want 1 and 1", len(roles.ClusterRoles), len(roles.Roles))
+	if len(roles.ClusterRoles) != 2 || len(roles.Roles) != 1 {
+		return nil, fmt.Errorf("config/rbac holds %d ClusterRoles and %d Roles, want 2 (manager, metrics-auth) and 1", len(roles.ClusterRoles), len(roles.Roles))
 	}
 	u, err := cp.AddUser(managerUser)
 	if err != nil {

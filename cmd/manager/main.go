@@ -1,8 +1,8 @@
 // Command manager runs the machinestatus controller.
 //
-// Against a cluster: `manager --kubeconfig ~/.kube/config` (or in-cluster config).
-// Standalone: `manager --embedded` starts kube-apiserver and etcd from bin/k8s (built by
-// `make tools`), installs the CRDs, writes a kubeconfig and runs the controller against it.
+// Against a cluster: `manager --kubeconfig ~/.kube/config` (or in-cluster config). Without a
+// cluster, `make run-embedded` (hack/run-embedded) starts a local kube-apiserver and etcd and runs
+// this binary against them; the test harness that does it stays out of this binary.
 package main
 
 import (
@@ -13,7 +13,6 @@ import (
 	"hash/crc32"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -21,27 +20,20 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
-	"github.com/machinestatus/machinestatus/config/crd"
 	"github.com/machinestatus/machinestatus/controllers"
-	"github.com/machinestatus/machinestatus/internal/embedded"
 )
 
 type options struct {
-	metricsAddr             string
+	metrics                 metricsFlags
 	probeAddr               string
 	leaderElect             bool
 	leaderElectionNamespace string
 	maxConcurrentReconciles int
-	embedded                bool
-	embeddedKubeconfig      string
-	embeddedAssets          string
 	machineSelector         string
 	fieldManager            string
 	leaderElectionID        string
@@ -54,7 +46,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; \"0\" disables it.")
+	bindMetricsFlags(flag.CommandLine, &o.metrics)
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the health and readiness probes bind to; \"0\" disables them.")
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Enable leader election so that only one of several managers is active.")
 	flag.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the pod's namespace).")
@@ -67,9 +59,6 @@ func main() {
 	flag.DurationVar(&o.retryPeriod, "leader-election-retry-period", 2*time.Second, "How often managers try to acquire or renew the lease; less than the renew deadline.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 50, "Requests per second the manager may send to the API server (client-side limit).")
 	flag.IntVar(&o.burst, "kube-api-burst", 100, "Burst of requests above --kube-api-qps.")
-	flag.BoolVar(&o.embedded, "embedded", false, "Start a local kube-apiserver and etcd (from bin/k8s) and run against them.")
-	flag.StringVar(&o.embeddedKubeconfig, "embedded-kubeconfig", filepath.Join(".machinestatus", "kubeconfig"), "Where --embedded writes its admin kubeconfig.")
-	flag.StringVar(&o.embeddedAssets, "embedded-assets", "", "Directory holding kube-apiserver and etcd for --embedded (default $KUBEBUILDER_ASSETS, else bin/k8s).")
 	zapOpts := zap.Options{Development: true}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -90,25 +79,10 @@ func run(o options) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 
-	var cfg *rest.Config
-	var err error
-	if o.embedded {
-		cp, err := startEmbedded(o)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if err := cp.Stop(); err != nil {
-				ctrl.Log.WithName("setup").Error(err, "cannot stop the embedded control plane")
-			}
-		}()
-		cfg = cp.Config
-	} else {
-		if cfg, err = ctrl.GetConfig(); err != nil {
-			return fmt.Errorf("cannot load a kubeconfig: %w", err)
-		}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("cannot load a kubeconfig: %w", err)
 	}
-
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 
 	selector, err := labels.Parse(o.machineSelector)
@@ -127,9 +101,13 @@ func run(o options) error {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(v1alpha1.AddToScheme(scheme))
 
+	metrics, certs, err := metricsOptions(o.metrics)
+	if err != nil {
+		return err
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		Metrics:                 metrics,
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        leaderID,
@@ -143,6 +121,11 @@ func run(o options) error {
 	})
 	if err != nil {
 		return fmt.Errorf("cannot create the manager: %w", err)
+	}
+	if certs != nil {
+		if err := mgr.Add(certs); err != nil {
+			return fmt.Errorf("cannot add the metrics certificate watcher: %w", err)
+		}
 	}
 	r := &controllers.MachineReconciler{
 		Client:                  mgr.GetClient(),
@@ -166,21 +149,4 @@ func run(o options) error {
 		return fmt.Errorf("manager: %w", err)
 	}
 	return nil
-}
-
-func startEmbedded(o options) (*embedded.ControlPlane, error) {
-	crds, err := embedded.LoadCRDs(crd.Bases)
-	if err != nil {
-		return nil, err
-	}
-	path, err := filepath.Abs(o.embeddedKubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("cannot resolve %s: %w", o.embeddedKubeconfig, err)
-	}
-	cp, err := embedded.Start(embedded.Options{AssetsDir: o.embeddedAssets, CRDs: crds, KubeconfigPath: path})
-	if err != nil {
-		return nil, err
-	}
-	fmt.Printf("Embedded kube-apiserver at %s. Use it with:\n  export KUBECONFIG=%s\n  bin/k8s/kubectl get machines\n", cp.Config.Host, path)
-	return cp, nil
 }

@@ -1,5 +1,5 @@
 // Package crd embeds the generated CustomResourceDefinitions (bases/) so that binaries such as
-// `manager --embedded` can install them without reading the source tree.
+// `make run-embedded` (hack/run-embedded) can install them without reading the source tree.
 package crd
 
 import "embed"

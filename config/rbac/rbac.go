@@ -4,9 +4,17 @@ package rbac
 
 import "embed"
 
-// Manifests holds role.yaml (the manager's ClusterRole, generated from the controllers'
-// +kubebuilder:rbac markers by `make manifests`) and leader_election_role.yaml (the Role the
-// manager needs in its own namespace for leader election). Load them with embedded.LoadRoles.
+// Manifests holds the roles config/default binds to the manager: role.yaml (its ClusterRole,
+// generated from the controllers' +kubebuilder:rbac markers by `make manifests`),
+// metrics_auth_role.yaml (token and access reviews for its authenticated metrics) and
+// leader_election_role.yaml (the Role it needs in its own namespace for leader election). Load
+// them with embedded.LoadRoles.
 //
-//go:embed role.yaml leader_election_role.yaml
+//go:embed role.yaml metrics_auth_role.yaml leader_election_role.yaml
 var Manifests embed.FS
+
+// MetricsReader holds metrics_reader_role.yaml, the ClusterRole a metrics scraper is bound to
+// (get on /metrics). Load it with embedded.LoadRoles.
+//
+//go:embed metrics_reader_role.yaml
+var MetricsReader embed.FS

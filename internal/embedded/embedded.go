@@ -1,5 +1,6 @@
 // Package embedded starts a local control plane (kube-apiserver + etcd built by `make tools`)
-// for `manager --embedded`, `make demo` and tests. It wraps controller-runtime's envtest, which
+// for `make run-embedded` (hack/run-embedded), `make demo` and tests; cmd/manager never imports it
+// (TestManagerLinksNoTestHarness). It wraps controller-runtime's envtest, which
 // runs the real binaries; nothing is downloaded.
 package embedded
 

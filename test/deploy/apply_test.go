@@ -58,6 +58,8 @@ func TestRenderedManifestsApply(t *testing.T) {
 		return false, "not Established"
 	})
 
+	t.Run("metrics RBAC", func(t *testing.T) { checkMetricsAccess(t, ctx, objs) })
+
 	t.Run("manager Pod passes Pod Security", func(t *testing.T) {
 		ns := find(t, objs, "Namespace").GetName()
 		if level := find(t, objs, "Namespace").GetLabels()["pod-security.kubernetes.io/enforce"]; level != "restricted" {

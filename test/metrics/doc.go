@@ -1,6 +1,7 @@
 // Package metrics tests the manager's Prometheus endpoint end to end: it runs bin/manager
 // against a real kube-apiserver + etcd with kwok and the simulated provider
-// (test/internal/fleet), drives Machines through phases, scrapes /metrics over HTTP and checks
-// the values against the Machines the API server holds, and that docs/metrics.md lists only
-// metrics the endpoint serves.
+// (test/internal/fleet), checks who may scrape /metrics (HTTPS, the default: a token bound to
+// config/rbac's metrics-reader may), drives Machines through phases, scrapes /metrics with that
+// token and checks the values against the Machines the API server holds, and that
+// docs/metrics.md lists only metrics the endpoint serves.
 package metrics

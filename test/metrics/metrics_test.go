@@ -2,8 +2,10 @@ package metrics
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -31,9 +33,12 @@ const (
 	leaseName = "machinestatus.machinestatus.io"
 )
 
-// TestMetricsEndpoint runs bin/manager with leader election, walks Machines through phases
-// (Pending on a missing infrastructure object, then Running once it exists; Running; Standby;
-// one deleted), scrapes /metrics and checks:
+// TestMetricsEndpoint runs bin/manager with config/default's flags (leader election, metrics
+// over HTTPS with authentication, the default) and a mounted serving certificate, as the user
+// config/rbac's roles bind. It checks who may scrape (checkAccess: granted 200, no token 401, no
+// grant 403), then walks Machines through phases (Pending on a missing infrastructure object,
+// then Running once it exists; Running; Standby; one deleted), scrapes /metrics with a
+// metrics-reader ServiceAccount's token, verifying the certificate, and checks:
 //   - machinestatus_machines{phase} equals, for every phase, the Machines in that phase on the
 //     API server (a deleted Machine leaves the gauge);
 //   - machinestatus_machine_phase_transitions_total counts one first status per Machine and,
@@ -59,12 +64,15 @@ func TestMetricsEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	metricsURL := fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
+	certDir, roots := servingCert(t)
 	f, err := fleet.Start(ctx, fleet.Options{
 		StateDir: t.TempDir(),
 		Manager:  "bin/manager",
+		// The flags of config/default's Deployment (the metrics endpoint secure by default), on
+		// local ports, with a mounted certificate; the manager runs as config/rbac's roles allow.
 		ManagerArgs: []string{
 			fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metricsPort),
+			"--metrics-cert-path=" + certDir,
 			fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", probePort),
 			"--leader-elect", "--leader-election-namespace=" + leaseNamespace,
 		},
@@ -82,6 +90,15 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	hint := func() string { return f.LogHint() }
+	token, err := f.ScraperToken(ctx, "prometheus", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsURL := &endpoint{
+		url:    fmt.Sprintf("https://127.0.0.1:%d/metrics", metricsPort),
+		client: &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}},
+		token:  token,
+	}
 
 	for _, path := range []string{"/healthz", "/readyz"} {
 		url := fmt.Sprintf("http://127.0.0.1:%d%s", probePort, path)
@@ -98,6 +115,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		v := fams.sum("leader_election_master_status", map[string]string{"name": leaseName})
 		return v == 1, fmt.Sprintf("leader_election_master_status{name=%q} = %v", leaseName, v)
 	})
+	checkAccess(t, ctx, f, metricsURL)
 	fams, err := scrape(ctx, metricsURL)
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +332,7 @@ func hasSample(fams families, name, k, v string) bool {
 
 // waitConsistent waits until the Machines on the API server are exactly want (name → phase)
 // and machinestatus_machines reports, for every phase, as many Machines as the API server.
-func waitConsistent(t *testing.T, ctx context.Context, ms *machineSet, url string, hint func() string, want map[string]v1alpha1.MachinePhase) {
+func waitConsistent(t *testing.T, ctx context.Context, ms *machineSet, url *endpoint, hint func() string, want map[string]v1alpha1.MachinePhase) {
 	t.Helper()
 	waitFor(t, ctx, fmt.Sprintf("Machines %v and the gauge to agree", want), hint, func() (bool, string) {
 		live, err := ms.tryList(ctx)

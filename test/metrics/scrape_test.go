@@ -16,39 +16,63 @@ import (
 // families is one scrape: metric families by name.
 type families map[string]*dto.MetricFamily
 
-// scrape GETs url and parses the Prometheus text format.
-func scrape(ctx context.Context, url string) (families, error) {
-	body, err := get(ctx, url)
+// endpoint is the manager's metrics endpoint as a scraper sees it: its HTTPS URL, a client
+// trusting its serving certificate and the scraper's bearer token.
+type endpoint struct {
+	url    string
+	client *http.Client
+	token  string
+}
+
+// scrape GETs the endpoint with its token and parses the Prometheus text format.
+func scrape(ctx context.Context, ep *endpoint) (families, error) {
+	code, body, err := request(ctx, ep.client, ep.url, ep.token)
 	if err != nil {
 		return nil, err
+	}
+	if code != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %d: %s", ep.url, code, body)
 	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("cannot parse %s: %w", url, err)
+		return nil, fmt.Errorf("cannot parse %s: %w", ep.url, err)
 	}
 	return fams, nil
 }
 
-// get returns the body of a 200 response to GET url.
+// get returns the body of a 200 response to GET url (plain HTTP, no credentials).
 func get(ctx context.Context, url string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	code, body, err := request(ctx, http.DefaultClient, url, "")
 	if err != nil {
 		return "", err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	if code != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %d: %s", url, code, body)
+	}
+	return body, nil
+}
+
+// request GETs url with c, sending token as a bearer token when not empty, and returns the
+// status code and body.
+func request(ctx context.Context, c *http.Client, url, token string) (int, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return "", err
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, "", err
 	}
 	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return "", err
+		return 0, "", err
 	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET %s: %s: %s", url, resp.Status, b)
-	}
-	return string(b), nil
+	return resp.StatusCode, string(b), nil
 }
 
 // labels returns a sample's labels as a map.
