@@ -9,103 +9,329 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
 )
 
-// informerVerbs are the requests the cache's informer for a referenced kind sends: it lists and
-// watches the kind in every namespace (the cache is cluster-wide).
+// informerVerbs are the requests an informer for a referenced kind sends: it lists and watches
+// the kind, in every namespace (the manager's cache) or in one (a namespace cache).
 var informerVerbs = []string{"list", "watch"}
 
-// deniedResources remembers which resources the manager may not list or watch, and since when,
-// so that Machines referencing such a kind ask the API server at most once per retry interval,
-// and no informer is started that could only fail to list (client-go retries a failing list
-// forever). The zero value is ready to use.
-type deniedResources struct {
-	mu   sync.Mutex
-	seen map[schema.GroupResource]denial
+// The rule (docs/reliability.md, "Least privilege"): a referenced kind is read through an
+// informer the manager may run. The manager first asks (SelfSubjectAccessReview) whether it may
+// list and watch the kind in all namespaces; if so, the manager's cache watches it everywhere.
+// If not, it asks the same in the Machine's namespace; if allowed (a RoleBinding there), a cache
+// of that namespace alone watches the kind there. Otherwise the reference is Forbidden and no
+// informer is started (one on a forbidden kind would retry its list forever and never sync).
+// Every retry interval, the access of every watched scope is asked again: when it was revoked,
+// the scope's informer is stopped and the Machines referencing the kind there are reconciled,
+// so they report Forbidden within one interval (plus a reconcile).
+
+// scopeKey is a resource in one namespace; namespace "" is all namespaces.
+type scopeKey struct {
+	gr        schema.GroupResource
+	namespace string
 }
 
-// denial is one remembered answer: the denied verbs ("list and watch") and when.
-type denial struct {
-	verbs string
-	at    time.Time
+// answer is one access review result: the denied verbs ("" when allowed) and when it was asked.
+type answer struct {
+	denied string
+	at     time.Time
 }
 
-// recent returns the verbs denied on gr when that was found less than interval before now.
-func (d *deniedResources) recent(gr schema.GroupResource, now time.Time, interval time.Duration) (string, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	x, ok := d.seen[gr]
-	if !ok || now.Before(x.at) || now.Sub(x.at) >= interval {
-		return "", false
-	}
-	return x.verbs, true
+// watchedScope is a scope with a running informer: its kind and resource.
+type watchedScope struct {
+	gvk schema.GroupVersionKind
+	gvr schema.GroupVersionResource
 }
 
-// record notes that verbs are denied on gr at now; empty verbs forget gr.
-func (d *deniedResources) record(gr schema.GroupResource, verbs string, now time.Time) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if verbs == "" {
-		delete(d.seen, gr)
-		return
-	}
-	if d.seen == nil {
-		d.seen = map[schema.GroupResource]denial{}
-	}
-	d.seen[gr] = denial{verbs: verbs, at: now}
+// accessState remembers access review answers and the watched scopes. The zero value is ready
+// to use.
+type accessState struct {
+	mu      sync.Mutex
+	answers map[scopeKey]answer
+	watched map[scopeKey]watchedScope
+	// caches are the namespace caches, by namespace, created on first use.
+	caches map[string]cache.Cache
+	// newCache creates a cache of one namespace and starts it with the manager; nil without one.
+	newCache func(namespace string) (cache.Cache, error)
+	// events receives the Machines to reconcile after an access change.
+	events chan event.GenericEvent
 }
 
-// deniedVerbs returns which of informerVerbs RBAC denies the manager on gvr cluster-wide, joined
-// with "and" ("" when all are allowed). It asks the API server with SelfSubjectAccessReviews
-// (every authenticated user may create them) before ensureWatch starts watching gvk: not when
-// gvk is watched already or the reconciler starts no watches (no controller), and not again
-// when the resource was found denied less than the retry interval before now. When the API
-// server refuses the review itself, access is assumed: the read then waits for the cache as it
-// would without the check. It returns the API server's other errors, for a retry.
-func (r *MachineReconciler) deniedVerbs(ctx context.Context, gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, now time.Time) (string, error) {
-	if !r.startsWatch(gvk) {
-		return "", nil
+// recent returns the answer for k when it is fresh: asked less than interval before now, or
+// kept up to date by the recheck (the scope is watched).
+func (a *accessState) recent(k scopeKey, now time.Time, interval time.Duration) (answer, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	x, ok := a.answers[k]
+	if !ok {
+		return answer{}, false
 	}
-	gr := gvr.GroupResource()
-	if verbs, ok := r.denied.recent(gr, now, r.kindRetryInterval()); ok {
-		return verbs, nil
+	if _, watched := a.watched[k]; watched {
+		return x, true
 	}
+	return x, !now.Before(x.at) && now.Sub(x.at) < interval
+}
+
+// record notes the answer for k at now.
+func (a *accessState) record(k scopeKey, denied string, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.answers == nil {
+		a.answers = map[scopeKey]answer{}
+	}
+	a.answers[k] = answer{denied: denied, at: now}
+}
+
+// setupAccess prepares the namespace caches (created with mgr's client settings and the cache
+// transforms of CacheOptions), the event source that reconciles Machines after an access
+// change, and the periodic recheck, which runs with mgr while it leads.
+func (r *MachineReconciler) setupAccess(mgr ctrl.Manager) error {
+	r.access.events = make(chan event.GenericEvent, 1024)
+	if err := r.controller.Watch(source.Channel(r.access.events, &handler.EnqueueRequestForObject{})); err != nil {
+		return fmt.Errorf("cannot watch access changes: %w", err)
+	}
+	r.access.newCache = func(ns string) (cache.Cache, error) {
+		c, err := cache.New(mgr.GetConfig(), cache.Options{
+			HTTPClient:        mgr.GetHTTPClient(),
+			Scheme:            mgr.GetScheme(),
+			Mapper:            mgr.GetRESTMapper(),
+			DefaultNamespaces: map[string]cache.Config{ns: {}},
+			DefaultTransform:  stripDefault,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cannot create a cache of namespace %s: %w", ns, err)
+		}
+		if err := mgr.Add(c); err != nil {
+			return nil, fmt.Errorf("cannot start the cache of namespace %s: %w", ns, err)
+		}
+		return c, nil
+	}
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		wait.UntilWithContext(ctx, r.recheckAccess, r.kindRetryInterval())
+		return nil
+	}))
+}
+
+// readerFor returns where to read objects of mapping's kind in namespace ns, after starting its
+// watch when needed: the manager's cache when the manager may list and watch the kind in all
+// namespaces, else a cache of ns when it may there. When it may in neither, it returns the verbs
+// denied in ns (e.g. "list and watch") and no reader. It returns the API server's errors other
+// than a refused review (then access is assumed and the read waits for the cache as it would
+// without the check), and watch setup errors.
+func (r *MachineReconciler) readerFor(ctx context.Context, mapping *meta.RESTMapping, ns string, now time.Time) (client.Reader, string, error) {
+	if r.controller == nil {
+		return r.Cache, "", nil // no controller: nothing is watched
+	}
+	everywhere, err := r.denied(ctx, mapping.Resource, "", now)
+	if err != nil {
+		return nil, "", err
+	}
+	if everywhere == "" {
+		return r.Cache, "", r.watchScope(mapping, "")
+	}
+	if mapping.Scope.Name() != meta.RESTScopeNameNamespace || ns == "" {
+		return nil, everywhere, nil
+	}
+	here, err := r.denied(ctx, mapping.Resource, ns, now)
+	if err != nil || here != "" {
+		return nil, here, err
+	}
+	c, err := r.namespaceCache(ns)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, "", r.watchScope(mapping, ns)
+}
+
+// denied returns which of informerVerbs RBAC denies the manager on gvr in namespace ns ("": all
+// namespaces), joined with "and" ("" when all are allowed), from a fresh answer when there is one
+// (so at most one pair of reviews per scope and retry interval), else asking the API server with
+// SelfSubjectAccessReviews (every authenticated user may create them).
+func (r *MachineReconciler) denied(ctx context.Context, gvr schema.GroupVersionResource, ns string, now time.Time) (string, error) {
+	k := scopeKey{gr: gvr.GroupResource(), namespace: ns}
+	if a, ok := r.access.recent(k, now, r.kindRetryInterval()); ok {
+		return a.denied, nil
+	}
+	verbs, err := r.review(ctx, gvr, ns)
+	if err != nil {
+		return "", err
+	}
+	r.access.record(k, verbs, now)
+	return verbs, nil
+}
+
+// review asks the API server which of informerVerbs the manager may not use on gvr in ns.
+func (r *MachineReconciler) review(ctx context.Context, gvr schema.GroupVersionResource, ns string) (string, error) {
 	var denied []string
 	for _, verb := range informerVerbs {
 		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Group: gvr.Group, Version: gvr.Version, Resource: gvr.Resource},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Group: gvr.Group, Version: gvr.Version, Resource: gvr.Resource, Namespace: ns},
 		}}
 		if err := r.Client.Create(ctx, review); err != nil {
 			if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
-				log.FromContext(ctx).V(1).Info("cannot review own access; assuming it", "resource", gr.String(), "error", err.Error())
+				log.FromContext(ctx).V(1).Info("cannot review own access; assuming it", "resource", gvr.GroupResource().String(), "error", err.Error())
 				return "", nil
 			}
-			return "", fmt.Errorf("cannot review access to %s: %w", gr, err)
+			return "", fmt.Errorf("cannot review access to %s: %w", gvr.GroupResource(), err)
 		}
 		if !review.Status.Allowed {
 			denied = append(denied, verb)
 		}
 	}
-	verbs := strings.Join(denied, " and ")
-	r.denied.record(gr, verbs, now)
-	return verbs, nil
+	return strings.Join(denied, " and "), nil
 }
 
-// startsWatch reports whether ensureWatch would start watching gvk (and an informer for it).
-func (r *MachineReconciler) startsWatch(gvk schema.GroupVersionKind) bool {
-	r.watchMu.Lock()
-	defer r.watchMu.Unlock()
-	return r.controller != nil && !r.watched[gvk]
+// namespaceCache returns the cache of namespace ns, creating and starting it on first use.
+func (r *MachineReconciler) namespaceCache(ns string) (cache.Cache, error) {
+	r.access.mu.Lock()
+	defer r.access.mu.Unlock()
+	if c, ok := r.access.caches[ns]; ok {
+		return c, nil
+	}
+	c, err := r.access.newCache(ns)
+	if err != nil {
+		return nil, err
+	}
+	if r.access.caches == nil {
+		r.access.caches = map[string]cache.Cache{}
+	}
+	r.access.caches[ns] = c
+	return c, nil
 }
 
-// forbidden returns st for a reference whose resource gr RBAC does not let the manager read
-// (verbs are the denied ones): the Forbidden problem, with a message saying what to grant and
-// when the controller checks again.
-func forbidden(st refState, gr schema.GroupResource, verbs string, interval time.Duration) refState {
+// watchScope starts watching mapping's kind in ns ("": through the manager's cache, everywhere)
+// once, so that changes to referenced objects reconcile the Machines that reference them.
+func (r *MachineReconciler) watchScope(mapping *meta.RESTMapping, ns string) error {
+	k := scopeKey{gr: mapping.Resource.GroupResource(), namespace: ns}
+	if ns == "" {
+		if err := r.ensureWatch(mapping.GroupVersionKind); err != nil {
+			return err
+		}
+	} else {
+		r.access.mu.Lock()
+		_, ok := r.access.watched[k]
+		c := r.access.caches[ns]
+		r.access.mu.Unlock()
+		if !ok {
+			obj := &unstructured.Unstructured{}
+			obj.SetGroupVersionKind(mapping.GroupVersionKind)
+			src := source.Kind[client.Object](c, obj, handler.EnqueueRequestsFromMapFunc(r.machinesForRef))
+			if err := r.controller.Watch(src); err != nil {
+				return fmt.Errorf("cannot watch %s in namespace %s: %w", mapping.GroupVersionKind, ns, err)
+			}
+		}
+	}
+	r.access.mu.Lock()
+	defer r.access.mu.Unlock()
+	if r.access.watched == nil {
+		r.access.watched = map[scopeKey]watchedScope{}
+	}
+	r.access.watched[k] = watchedScope{gvk: mapping.GroupVersionKind, gvr: mapping.Resource}
+	return nil
+}
+
+// recheckAccess asks again whether the manager may list and watch each watched scope. Where it
+// no longer may, it stops the scope's informer (its cache would keep the last objects while
+// client-go retried the list forever), forgets the watch, and reconciles the Machines in the
+// scope that reference the kind, which then report Forbidden. Review errors leave a scope as it
+// is until the next recheck.
+func (r *MachineReconciler) recheckAccess(ctx context.Context) {
+	r.access.mu.Lock()
+	scopes := make(map[scopeKey]watchedScope, len(r.access.watched))
+	for k, w := range r.access.watched {
+		scopes[k] = w
+	}
+	r.access.mu.Unlock()
+	for k, w := range scopes {
+		verbs, err := r.review(ctx, w.gvr, k.namespace)
+		if err != nil {
+			log.FromContext(ctx).Info("cannot recheck access; keeping the watch", "resource", k.gr.String(), "namespace", k.namespace, "error", err.Error())
+			continue
+		}
+		now := r.clock().Now()
+		r.access.record(k, verbs, now)
+		if verbs == "" {
+			continue
+		}
+		log.FromContext(ctx).Info("access revoked; stopping the watch", "resource", k.gr.String(), "namespace", k.namespace, "denied", verbs)
+		if err := r.unwatchScope(ctx, k, w); err != nil {
+			log.FromContext(ctx).Error(err, "cannot stop the watch of a revoked kind", "resource", k.gr.String(), "namespace", k.namespace)
+		}
+		r.reconcileReferencing(ctx, w.gvk.GroupKind(), k.namespace)
+	}
+}
+
+// unwatchScope stops the informer of scope k and forgets its watch, so that a later grant
+// starts a new one.
+func (r *MachineReconciler) unwatchScope(ctx context.Context, k scopeKey, w watchedScope) error {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(w.gvk)
+	r.access.mu.Lock()
+	delete(r.access.watched, k)
+	c := r.access.caches[k.namespace]
+	r.access.mu.Unlock()
+	if k.namespace == "" {
+		c = r.Cache
+		r.watchMu.Lock()
+		delete(r.watched, w.gvk)
+		r.watchMu.Unlock()
+	}
+	if c == nil {
+		return nil
+	}
+	return c.RemoveInformer(ctx, obj)
+}
+
+// reconcileReferencing queues the Machines in ns ("": all) whose infrastructure or bootstrap
+// reference names gk.
+func (r *MachineReconciler) reconcileReferencing(ctx context.Context, gk schema.GroupKind, ns string) {
+	list := &v1alpha1.MachineList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+		log.FromContext(ctx).Error(err, "cannot list Machines after an access change")
+		return
+	}
+	names := func(ref v1alpha1.ContractVersionedObjectReference) bool {
+		return ref.APIGroup == gk.Group && ref.Kind == gk.Kind
+	}
+	for i := range list.Items {
+		m := &list.Items[i]
+		b := m.Spec.Bootstrap
+		if !names(m.Spec.InfrastructureRef) && (b == nil || b.ConfigRef == nil || !names(*b.ConfigRef)) {
+			continue
+		}
+		select {
+		case r.access.events <- event.GenericEvent{Object: m}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// forbidden returns st for a reference whose resource gr RBAC does not let the manager read in
+// namespace ns nor in all namespaces (verbs are the ones denied): the Forbidden problem, with a
+// message saying what to grant and when the controller checks again.
+func forbidden(st refState, gr schema.GroupResource, ns, verbs string, interval time.Duration) refState {
 	st.Problem = refForbidden
-	st.Unreadable = fmt.Sprintf("cannot read %s: RBAC forbids the manager to %s %s in all namespaces; grant it get, list and watch on them; checking again every %s",
-		st, verbs, gr, interval)
+	where, grant := "in all namespaces", "on them"
+	if ns != "" {
+		where = fmt.Sprintf("in namespace %s nor in all namespaces", ns)
+		grant = fmt.Sprintf("on them in %s (a RoleBinding) or in all namespaces", ns)
+	}
+	st.Unreadable = fmt.Sprintf("cannot read %s: RBAC forbids the manager to %s %s %s; grant it get, list and watch %s; checking again every %s",
+		st, verbs, gr, where, grant, interval)
 	return st
 }

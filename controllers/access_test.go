@@ -4,52 +4,72 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// TestDeniedResourcesRemembersForOneInterval: a denial is answered from memory for one retry
-// interval after it was found, per resource, and is forgotten when access is found allowed.
-func TestDeniedResourcesRemembersForOneInterval(t *testing.T) {
-	var d deniedResources
+// TestAccessAnswersFreshness: an answer is reused for one retry interval after it was asked,
+// per resource and namespace, and for as long as its scope is watched (the recheck keeps it up
+// to date); a new answer replaces the old.
+func TestAccessAnswersFreshness(t *testing.T) {
+	var a accessState
 	gr := schema.GroupResource{Group: "example.com", Resource: "examplemachines"}
-	other := schema.GroupResource{Group: "example.com", Resource: "exampleconfigs"}
-	if _, ok := d.recent(gr, t0, time.Minute); ok {
-		t.Fatal("zero value remembers a denial")
+	everywhere, inA, inB := scopeKey{gr: gr}, scopeKey{gr: gr, namespace: "a"}, scopeKey{gr: gr, namespace: "b"}
+	other := scopeKey{gr: schema.GroupResource{Group: "example.com", Resource: "exampleconfigs"}}
+	if _, ok := a.recent(everywhere, t0, time.Minute); ok {
+		t.Fatal("the zero value has an answer")
 	}
-	d.record(gr, "list and watch", t0)
+	a.record(everywhere, "list and watch", t0)
+	a.record(inA, "", t0)
+	a.watched = map[scopeKey]watchedScope{inA: {}}
+	type got struct {
+		Denied string
+		Fresh  bool
+	}
 	cases := []struct {
 		name string
-		gr   schema.GroupResource
+		k    scopeKey
 		now  time.Time
-		want bool
+		want got
 	}{
-		{"at once", gr, t0, true},
-		{"inside the interval", gr, t0.Add(59 * time.Second), true},
-		{"at the end of the interval", gr, t0.Add(time.Minute), false},
-		{"after it", gr, t0.Add(2 * time.Minute), false},
-		{"before it was found (clock went back)", gr, t0.Add(-time.Second), false},
-		{"another resource", other, t0, false},
+		{"at once", everywhere, t0, got{"list and watch", true}},
+		{"inside the interval", everywhere, t0.Add(59 * time.Second), got{"list and watch", true}},
+		{"at the end of the interval", everywhere, t0.Add(time.Minute), got{"list and watch", false}},
+		{"before it was asked (clock went back)", everywhere, t0.Add(-time.Second), got{"list and watch", false}},
+		{"a watched scope, long after", inA, t0.Add(time.Hour), got{"", true}},
+		{"another namespace", inB, t0, got{"", false}},
+		{"another resource", other, t0, got{"", false}},
 	}
 	for _, tc := range cases {
-		verbs, ok := d.recent(tc.gr, tc.now, time.Minute)
-		if ok != tc.want || (ok && verbs != "list and watch") {
-			t.Errorf("%s: recent() = %q, %v; want %v", tc.name, verbs, ok, tc.want)
+		x, ok := a.recent(tc.k, tc.now, time.Minute)
+		if d := cmp.Diff(tc.want, got{x.denied, ok}); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, d)
 		}
 	}
-	d.record(gr, "", t0.Add(time.Second))
-	if _, ok := d.recent(gr, t0.Add(2*time.Second), time.Minute); ok {
-		t.Fatal("an allowed resource is still remembered as denied")
+	a.record(everywhere, "", t0.Add(time.Second))
+	if x, ok := a.recent(everywhere, t0.Add(2*time.Second), time.Minute); !ok || x.denied != "" {
+		t.Fatalf("after access was found allowed: %+v, %v", x, ok)
 	}
 }
 
 // TestForbiddenState: the Forbidden problem picks the …Forbidden reasons and names the resource,
-// the denied verbs, the grant and the retry interval.
+// the denied verbs, where they were denied, the grant and the retry interval.
 func TestForbiddenState(t *testing.T) {
-	st := forbidden(refState{Kind: "ExampleMachine", Name: "m1"}, schema.GroupResource{Group: "example.com", Resource: "examplemachines"},
-		"list and watch", time.Minute)
-	want := "cannot read ExampleMachine m1: RBAC forbids the manager to list and watch examplemachines.example.com in all namespaces; grant it get, list and watch on them; checking again every 1m0s"
-	if st.Problem != refForbidden || st.Unreadable != want {
-		t.Fatalf("forbidden() = %v %q, want %v %q", st.Problem, st.Unreadable, refForbidden, want)
+	gr := schema.GroupResource{Group: "example.com", Resource: "examplemachines"}
+	cases := []struct {
+		name, ns, want string
+	}{
+		{"cluster-scoped kind", "", "cannot read ExampleMachine m1: RBAC forbids the manager to list and watch examplemachines.example.com in all namespaces; grant it get, list and watch on them; checking again every 1m0s"},
+		{"namespaced kind", "team-a", "cannot read ExampleMachine m1: RBAC forbids the manager to list and watch examplemachines.example.com in namespace team-a nor in all namespaces; grant it get, list and watch on them in team-a (a RoleBinding) or in all namespaces; checking again every 1m0s"},
+	}
+	for _, tc := range cases {
+		st := forbidden(refState{Kind: "ExampleMachine", Name: "m1"}, gr, tc.ns, "list and watch", time.Minute)
+		if st.Problem != refForbidden {
+			t.Errorf("%s: problem %v, want %v", tc.name, st.Problem, refForbidden)
+		}
+		if d := cmp.Diff(tc.want, st.Unreadable); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, d)
+		}
 	}
 	if infraProblemReasons[refForbidden] != "InfrastructureForbidden" || bootstrapProblemReasons[refForbidden] != "BootstrapConfigForbidden" {
 		t.Fatalf("reasons %q, %q", infraProblemReasons[refForbidden], bootstrapProblemReasons[refForbidden])

@@ -23,7 +23,8 @@ import (
 // TestForbiddenKind: Machines whose infrastructure and bootstrap references name kinds the
 // manager's role does not cover (group example.com, CRDs installed, objects present) get
 // InfrastructureReady / BootstrapConfigReady Unknown with reasons InfrastructureForbidden /
-// BootstrapConfigForbidden and a bounded message naming the resource and what to grant. The
+// BootstrapConfigForbidden and a bounded message naming the resource, the namespace and what to
+// grant. The
 // manager sends no list or watch for those kinds (no informer that could only fail), and asks
 // the API server about them at most once per retry interval however many Machines reference
 // them; the Machines' other conditions are still reconciled. Once an admin grants read access,
@@ -34,13 +35,7 @@ func TestForbiddenKind(t *testing.T) {
 	suffix := kindSuffix(utilrand.String(6))
 	infra := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Forbidden" + suffix + "Machine"}
 	boot := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Forbidden" + suffix + "Config"}
-	crdScheme := runtime.NewScheme()
-	utilruntime.Must(apiextensionsv1.AddToScheme(crdScheme))
-	utilruntime.Must(rbacv1.AddToScheme(crdScheme))
-	admin, err := client.New(cp.Config, client.Options{Scheme: crdScheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := crdRBACAdmin(t)
 	for _, gvk := range []schema.GroupVersionKind{infra, boot} {
 		crd := preservingCRD(gvk)
 		if err := admin.Create(ctx, crd); err != nil {
@@ -73,8 +68,8 @@ func TestForbiddenKind(t *testing.T) {
 			if want.plural == bootPlural {
 				kind = boot.Kind
 			}
-			msg := fmt.Sprintf("cannot read %s fm: RBAC forbids the manager to list and watch %s.example.com in all namespaces; grant it get, list and watch on them; checking again every 2s",
-				kind, want.plural)
+			msg := fmt.Sprintf("cannot read %s fm: RBAC forbids the manager to list and watch %s.example.com in namespace %s nor in all namespaces; grant it get, list and watch on them in %s (a RoleBinding) or in all namespaces; checking again every 2s",
+				kind, want.plural, ns, ns)
 			waitCondition(t, ns, name, want.condition, func(c *metav1.Condition) string {
 				if c.Status != metav1.ConditionUnknown || c.Reason != want.reason || c.Message != msg {
 					return c.Reason + ": " + c.Message
@@ -94,7 +89,8 @@ func TestForbiddenKind(t *testing.T) {
 	waitPhase(t, ns, "fm-0", v1alpha1.MachinePhaseStandby)
 
 	// No list or watch of the forbidden kinds was ever sent, and the access reviews stayed
-	// within one pair (list, watch) per kind and retry interval, not one per Machine.
+	// within one pair (list, watch) per kind, scope (all namespaces, the Machines' namespace)
+	// and retry interval, not one per Machine.
 	kindRequests := func() int {
 		return managerRequests.count(func(_, path string) bool {
 			return strings.HasSuffix(path, "/"+infraPlural) || strings.HasSuffix(path, "/"+bootPlural)
@@ -105,8 +101,8 @@ func TestForbiddenKind(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	reviews := managerRequests.count(isReview) - reviewsBefore
-	if limit := 2 * 2 * (int(elapsed/(2*time.Second)) + 2); reviews > limit {
-		t.Fatalf("%d access reviews in %s for 2 kinds (retried every 2s), want at most %d", reviews, elapsed.Round(time.Second), limit)
+	if limit := 2 * 2 * 2 * (int(elapsed/(2*time.Second)) + 2); reviews > limit {
+		t.Fatalf("%d access reviews in %s for 2 kinds in 2 scopes (retried every 2s), want at most %d", reviews, elapsed.Round(time.Second), limit)
 	}
 
 	// The fix an operator applies: a ClusterRole reading the group, bound to the manager.
@@ -144,4 +140,17 @@ func TestForbiddenKind(t *testing.T) {
 	if n := kindRequests(); n == 0 {
 		t.Fatal("no request for the kinds recorded after access was granted: the request log sees nothing")
 	}
+}
+
+// crdRBACAdmin returns an admin client of CRDs and RBAC objects.
+func crdRBACAdmin(t *testing.T) client.Client {
+	t.Helper()
+	s := runtime.NewScheme()
+	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	utilruntime.Must(rbacv1.AddToScheme(s))
+	admin, err := client.New(cp.Config, client.Options{Scheme: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return admin
 }

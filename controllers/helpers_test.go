@@ -51,14 +51,20 @@ func createInfra(t *testing.T, ns, name string, spec, status map[string]any) {
 // setInfraStatus replaces the FakeMachine's status.
 func setInfraStatus(t *testing.T, ns, name string, status map[string]any) {
 	t.Helper()
+	setStatus(t, infraGVK, ns, name, status)
+}
+
+// setStatus replaces the status of the gvk object ns/name, as its provider would.
+func setStatus(t *testing.T, gvk schema.GroupVersionKind, ns, name string, status map[string]any) {
+	t.Helper()
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(infraGVK)
+	u.SetGroupVersionKind(gvk)
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
 		t.Fatal(err)
 	}
 	u.Object["status"] = status
 	if err := k8s.Status().Update(context.Background(), u); err != nil {
-		t.Fatalf("update FakeMachine status: %v", err)
+		t.Fatalf("update %s status: %v", gvk.Kind, err)
 	}
 }
 

@@ -75,7 +75,7 @@ type MachineReconciler struct {
 	watchMu    sync.Mutex
 	watched    map[schema.GroupVersionKind]bool
 	unserved   unservedKinds
-	denied     deniedResources
+	access     accessState
 }
 
 // SetupWithManager checks the reconciler's dependencies, registers its field indexes and
@@ -107,7 +107,7 @@ func (r *MachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manag
 		return fmt.Errorf("cannot build the machine controller: %w", err)
 	}
 	r.controller = c
-	return nil
+	return r.setupAccess(mgr)
 }
 
 // Reconcile computes the Machine's whole status and writes it when it differs from the stored
@@ -200,26 +200,23 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 		}
 		return st, fmt.Errorf("cannot resolve kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
 	}
-	verbs, err := r.deniedVerbs(ctx, mapping.GroupVersionKind, mapping.Resource, now)
+	reader, verbs, err := r.readerFor(ctx, mapping, ns, now)
 	if err != nil {
 		return st, err
 	}
 	if verbs != "" {
-		return forbidden(st, mapping.Resource.GroupResource(), verbs, r.kindRetryInterval()), nil
-	}
-	if err := r.ensureWatch(mapping.GroupVersionKind); err != nil {
-		return st, err
+		return forbidden(st, mapping.Resource.GroupResource(), ns, verbs, r.kindRetryInterval()), nil
 	}
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(mapping.GroupVersionKind)
 	rctx, cancel := context.WithTimeout(ctx, refReadTimeout)
 	defer cancel()
-	err = r.Cache.Get(rctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, obj)
+	err = reader.Get(rctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, obj)
 	switch {
 	case apierrors.IsNotFound(err):
 		return st, nil
 	case apierrors.IsForbidden(err):
-		return forbidden(st, mapping.Resource.GroupResource(), "read", r.kindRetryInterval()), nil
+		return forbidden(st, mapping.Resource.GroupResource(), ns, "read", r.kindRetryInterval()), nil
 	case (apierrors.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded)) && ctx.Err() == nil:
 		// The informer cache reports a sync that outlasted rctx as a Timeout status error.
 		st.Unreadable = fmt.Sprintf("cannot read %s: timed out waiting for the %s cache (missing RBAC?)", st, ref.Kind)
