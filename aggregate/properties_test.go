@@ -600,8 +600,25 @@ func missingInScope(m *v1alpha1.Machine) bool {
 }
 
 // wantReady is the Ready condition m should get (type, status, reason and message).
+//
+// A readiness gate that is fine (True, or False for a negative gate) with an observedGeneration
+// between 1 and metadata.generation-1 counts as Unknown, its line saying which generation it
+// observed.
 func wantReady(m *v1alpha1.Machine) *metav1.Condition {
-	return wantSummary(m.Status.Conditions, v1alpha1.MachineReadyCondition, scopeOf(m))
+	list := slices.Clone(m.Status.Conditions)
+	for _, g := range m.Spec.ReadinessGates {
+		fine := T
+		if g.Polarity == v1alpha1.NegativeConditionPolarity {
+			fine = F
+		}
+		for i, c := range list {
+			if c.Type == g.ConditionType && c.Status == fine && c.ObservedGeneration > 0 && c.ObservedGeneration < m.Generation {
+				list[i].Status = U
+				list[i].Message = fmt.Sprintf("%s for generation %d, not yet observed for generation %d", c.Status, c.ObservedGeneration, m.Generation)
+			}
+		}
+	}
+	return wantSummary(list, v1alpha1.MachineReadyCondition, scopeOf(m))
 }
 
 // wantSummary is the summary of list into target, written again here from the rules of

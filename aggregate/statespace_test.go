@@ -142,15 +142,23 @@ var prevReadyChoices = []condChoice{
 }
 
 // gateChoices are the choices of dGate: a readiness gate and the condition it names.
+//
+// observed is the gate condition's observedGeneration (the Machine's generation is 3): a gate
+// that is fine for generation 2 counts as Unknown; one without observedGeneration (0) is read
+// as it is.
 var gateChoices = []struct {
-	gate *v1alpha1.MachineReadinessGate
-	cond condChoice
+	gate     *v1alpha1.MachineReadinessGate
+	cond     condChoice
+	observed int64
 }{
-	{nil, missing},
-	{&v1alpha1.MachineReadinessGate{ConditionType: gateNetwork, Polarity: v1alpha1.PositiveConditionPolarity}, missing},
-	{&v1alpha1.MachineReadinessGate{ConditionType: gateNetwork, Polarity: v1alpha1.PositiveConditionPolarity}, condChoice{F, "NetworkNotReady", "CNI not initialized"}},
-	{&v1alpha1.MachineReadinessGate{ConditionType: gateMaintenance, Polarity: v1alpha1.NegativeConditionPolarity}, condChoice{T, "Scheduled", ""}},
-	{&v1alpha1.MachineReadinessGate{ConditionType: gateMaintenance, Polarity: v1alpha1.NegativeConditionPolarity}, condChoice{F, "NotScheduled", ""}},
+	{nil, missing, 0},
+	{&v1alpha1.MachineReadinessGate{ConditionType: gateNetwork, Polarity: v1alpha1.PositiveConditionPolarity}, missing, 0},
+	{&v1alpha1.MachineReadinessGate{ConditionType: gateNetwork, Polarity: v1alpha1.PositiveConditionPolarity}, condChoice{F, "NetworkNotReady", "CNI not initialized"}, 2},
+	{&v1alpha1.MachineReadinessGate{ConditionType: gateMaintenance, Polarity: v1alpha1.NegativeConditionPolarity}, condChoice{T, "Scheduled", ""}, 3},
+	{&v1alpha1.MachineReadinessGate{ConditionType: gateMaintenance, Polarity: v1alpha1.NegativeConditionPolarity}, condChoice{F, "NotScheduled", ""}, 3},
+	{&v1alpha1.MachineReadinessGate{ConditionType: gateNetwork, Polarity: v1alpha1.PositiveConditionPolarity}, condChoice{T, "NetworkReady", ""}, 2},
+	{&v1alpha1.MachineReadinessGate{ConditionType: gateNetwork, Polarity: v1alpha1.PositiveConditionPolarity}, condChoice{T, "NetworkReady", ""}, 0},
+	{&v1alpha1.MachineReadinessGate{ConditionType: gateMaintenance, Polarity: v1alpha1.NegativeConditionPolarity}, condChoice{F, "NotScheduled", ""}, 2},
 }
 
 // infrastructureRef is every Machine's spec.infrastructureRef.
@@ -300,8 +308,9 @@ func (b *builder) build(p point, reversed bool) *v1alpha1.Machine {
 	for d := dDraining; d < numCondDims; d++ {
 		add(condDims[d].conditionType, p.cond(d), condTime(d, p[d]))
 	}
-	if gate.gate != nil {
+	if gate.gate != nil && gate.cond.status != "" {
 		add(gate.gate.ConditionType, gate.cond, gateTime(p[dGate]))
+		list[len(list)-1].ObservedGeneration = gate.observed
 	}
 	if reversed {
 		for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {

@@ -3,6 +3,8 @@ package aggregate
 import (
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
 )
@@ -15,7 +17,11 @@ import (
 //     BootstrapConfigReady when spec.bootstrap is set, and every readiness gate with its
 //     polarity. Deleting is ignored when missing unless a deletionTimestamp is set, so that a
 //     Machine nobody deletes is not Unknown for want of a Deleting condition; every other
-//     missing condition makes Ready Unknown/NotYetReported, never True. It is written with
+//     missing condition makes Ready Unknown/NotYetReported, never True. A readiness gate that
+//     reports fine for an older generation (0 < observedGeneration < metadata.generation)
+//     counts as Unknown, its line saying e.g. "True for generation 2, not yet observed for
+//     generation 3", so Ready is not True until the gate's owner has observed the current
+//     spec; a gate without observedGeneration is read as it is. It is written with
 //     conditions.Set and the given options (e.g. conditions.WithClock);
 //  2. status.lastOperation, from LastOperation;
 //  3. status.phase, from Phase;
@@ -42,7 +48,7 @@ func Summarize(m *v1alpha1.Machine, opts ...conditions.SetOption) bool {
 	// negative metadata.generation or a clock that reads the zero time, and then writes nothing.
 	var scope, negative [readyScopeArray]string
 	o := readyOptions(m, opts, scope[:0], negative[:0])
-	changed, _ := setSummaryCondition(m, v1alpha1.MachineReadyCondition, &o)
+	changed, _ := setReady(m, &o)
 	// LastOperation and Phase, sharing the terminal signal (it depends on the conditions only,
 	// which they do not change).
 	signal := terminalSignal(m)
@@ -59,6 +65,26 @@ func Summarize(m *v1alpha1.Machine, opts ...conditions.SetOption) bool {
 	}
 	return changed
 }
+
+// setReady writes the Ready condition of m, a summary of its conditions as staleGatesView
+// presents them, with conditions.Set.
+func setReady(m *v1alpha1.Machine, o *SummaryOptions) (bool, error) {
+	var from conditions.Getter = m
+	if view := staleGatesView(m, o); view != nil {
+		from = conditionList(view)
+	}
+	c, err := newSummaryCondition(from, v1alpha1.MachineReadyCondition, o)
+	if err != nil {
+		return false, err
+	}
+	return conditions.Set(m, c, o.SetOptions...)
+}
+
+// conditionList is a conditions.Getter of a list.
+type conditionList []metav1.Condition
+
+// GetConditions implements conditions.Getter.
+func (l conditionList) GetConditions() []metav1.Condition { return l }
 
 // readyScopeArray is the size of the arrays Summarize lends readyOptions: the built-in types
 // and a few readiness gates fit without allocating.
