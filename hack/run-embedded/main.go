@@ -7,7 +7,7 @@
 // It lives here, not in cmd/manager, so that the binary that ships never links the test
 // harness: the manager is run as its own process, exactly as it runs in a cluster.
 //
-//	go run ./hack/run-embedded [-manager bin/manager] [-kubeconfig .machinestatus/kubeconfig] -- [manager flags]
+//	go run ./hack/run-embedded [-manager bin/manager] [-write-kubeconfig .machinestatus/kubeconfig] -- [manager flags]
 package main
 
 import (
@@ -37,7 +37,7 @@ const managerStopGrace = 15 * time.Second
 
 func main() {
 	manager := flag.String("manager", filepath.Join("bin", "manager"), "The manager binary to run (built by `make build`).")
-	kubeconfig := flag.String("kubeconfig", filepath.Join(".machinestatus", "kubeconfig"), "Where to write the control plane's admin kubeconfig.")
+	kubeconfig := flag.String("write-kubeconfig", filepath.Join(".machinestatus", "kubeconfig"), "Where to write the control plane's admin kubeconfig.")
 	assets := flag.String("assets", "", "Directory holding kube-apiserver and etcd (default $KUBEBUILDER_ASSETS, else bin/k8s).")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "Usage: %s [flags] [-- manager flags]\n", os.Args[0])
