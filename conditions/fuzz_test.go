@@ -112,11 +112,15 @@ func pick[E any](pool []E, b byte) E { return pool[int(b)%len(pool)] }
 //	b1: status; bit 7 bumps metadata.generation first; bit 6 gives the input an explicit
 //	    lastTransitionTime
 //	b2: reason (and message from its high nibble)
-//	b3: how far the clock moves before the Set: bits 0-6 times 123ms, or minutes when bit 7 is set
+//	b3: how far the clock moves before the Set: bits 0-6 times 123ms, or minutes when bit 7 is set;
+//	    0x7f instead appends the condition b0-b2 describe as another writer would, unchecked
+//	    (duplicates, invalid entries, odd times), with a whole-hour time when b1 bit 6 is set
 //
 // and checks the invariants after every call.
 func FuzzSet(f *testing.F) {
 	f.Add([]byte{1, 1, 0, 5, 1, 0, 0, 5, 1, 0x80, 0, 5}, "example.com/Custom", "Reason", "message")
+	// [NodeReady False, NodeReady Unknown] appended by another writer, a bad entry, then Sets.
+	f.Add([]byte{1, 0x41, 0, 0x7f, 1, 0x42, 1, 0x7f, 6, 0, 3, 0x7f, 1, 0, 0, 5, 6, 0, 0, 5, 1, 0x41, 1, 5}, "example.com/Custom", "Reason", "message")
 
 	f.Fuzz(func(t *testing.T, prog []byte, fuzzType, fuzzReason, fuzzMessage string) {
 		const maxSteps = 64
@@ -134,6 +138,16 @@ func FuzzSet(f *testing.F) {
 		p := program(prog)
 		for step := 0; len(p) > 0; step++ {
 			b0, b1, b2, b3 := p.next(), p.next(), p.next(), p.next()
+			if b3 == 0x7f {
+				// Another writer appends an entry as it likes: a duplicate, an invalid entry
+				// (empty reason, no time, bad type or status), an odd time. Set must cope.
+				c := metav1.Condition{Type: pick(typePool, b0), Status: pick(statusPool, b1&0x3f), Reason: pick(reasonPool, b2&0x0f)}
+				if b1&0x40 != 0 {
+					c.LastTransitionTime = metav1.NewTime(t0.Add(time.Duration(int(b2)-128) * time.Hour).Truncate(time.Second).Local())
+				}
+				m.Status.Conditions = append(m.Status.Conditions, c)
+				continue
+			}
 			if b3&0x80 != 0 {
 				clock.Step(time.Duration(b3&0x7f) * time.Minute)
 			} else {
@@ -198,29 +212,35 @@ func checkSet(t *testing.T, step int, m *v1alpha1.Machine, c metav1.Condition, n
 		t.Fatalf("step %d: Set(%+v) changed = %v, but the conditions went from %+v to %+v", step, c, changed, before, after)
 	}
 
-	// The whole list: valid, no duplicate types, sorted.
+	// The whole list is sorted; the type set has exactly one entry, valid. Entries of other
+	// types (which another writer may have left duplicated or invalid) are exactly as before,
+	// in the same order.
 	for i, got := range after {
-		if err := conditions.Validate(got); err != nil {
-			t.Fatalf("step %d: stored condition is invalid: %v", step, err)
+		if got.Type == c.Type {
+			if err := conditions.Validate(got); err != nil {
+				t.Fatalf("step %d: stored condition is invalid: %v", step, err)
+			}
 		}
-		if i > 0 && conditions.Compare(after[i-1].Type, got.Type) >= 0 {
-			t.Fatalf("step %d: conditions not sorted or duplicated: %q then %q", step, after[i-1].Type, got.Type)
+		if i > 0 && conditions.Compare(after[i-1].Type, got.Type) > 0 {
+			t.Fatalf("step %d: conditions not sorted: %q then %q", step, after[i-1].Type, got.Type)
 		}
 	}
-
-	// Other types are untouched.
+	if n := countIn(after, c.Type); n != 1 {
+		t.Fatalf("step %d: %d conditions of type %q after Set, want 1", step, n, c.Type)
+	}
 	old := findIn(before, c.Type)
-	wantLen := len(before)
-	if old == nil {
-		wantLen++
-	}
-	if len(after) != wantLen {
-		t.Fatalf("step %d: %d conditions after Set, want %d", step, len(after), wantLen)
-	}
-	for _, b := range before {
-		if b.Type != c.Type && !reflect.DeepEqual(findIn(after, b.Type), &b) {
-			t.Fatalf("step %d: Set(%q) changed condition %q from %+v to %+v", step, c.Type, b.Type, b, findIn(after, b.Type))
+	others := func(list []metav1.Condition) []metav1.Condition {
+		var out []metav1.Condition
+		for _, x := range list {
+			if x.Type != c.Type {
+				out = append(out, x)
+			}
 		}
+		conditions.Sort(out)
+		return out
+	}
+	if want, got := others(before), others(after); !reflect.DeepEqual(want, got) {
+		t.Fatalf("step %d: Set(%q) changed other conditions from %+v to %+v", step, c.Type, want, got)
 	}
 
 	// The condition set holds the input, with observedGeneration from the object and a message
@@ -236,8 +256,9 @@ func checkSet(t *testing.T, step int, m *v1alpha1.Machine, c metav1.Condition, n
 		t.Fatalf("step %d: stored message of %d bytes, valid UTF-8 %v", step, len(got.Message), utf8.ValidString(got.Message))
 	}
 
-	// lastTransitionTime moves only when the status changes.
-	if old != nil && old.Status == c.Status {
+	// lastTransitionTime moves only when the status changes (a stored entry without one is
+	// replaced whole).
+	if old != nil && old.Status == c.Status && !old.LastTransitionTime.IsZero() {
 		if !reflect.DeepEqual(got.LastTransitionTime, old.LastTransitionTime) {
 			t.Fatalf("step %d: status stayed %s but lastTransitionTime moved from %v to %v", step, c.Status, old.LastTransitionTime, got.LastTransitionTime)
 		}
@@ -273,6 +294,16 @@ func checkRoundTrip(t *testing.T, m *v1alpha1.Machine) {
 	if !reflect.DeepEqual(m.Status.Conditions, got.Status.Conditions) {
 		t.Fatalf("conditions changed in a JSON round trip:\nbefore %+v\nafter  %+v", m.Status.Conditions, got.Status.Conditions)
 	}
+}
+
+func countIn(list []metav1.Condition, typ string) int {
+	n := 0
+	for i := range list {
+		if list[i].Type == typ {
+			n++
+		}
+	}
+	return n
 }
 
 func findIn(list []metav1.Condition, typ string) *metav1.Condition {

@@ -55,21 +55,21 @@ func (e *ConflictError) Error() string {
 
 // NewPatch computes the changes from before to after, one operation per condition type that was
 // added, removed, or changed in status, reason, message or observedGeneration
-// (lastTransitionTime alone is not a change: it follows status). A nil Getter means no
-// conditions. It returns a *PatchError when either side has two conditions of one type or an
-// invalid condition after (conditions.Validate).
+// (lastTransitionTime alone is not a change: it follows status), or whose number of entries
+// changed (a writer that removed a duplicate another writer appended). A nil Getter means no
+// conditions. A type listed more than once on either side is read as its first entry, as Get
+// reads it. Only the conditions the patch writes are validated: NewPatch returns a *PatchError
+// when one of them is invalid (conditions.Validate); entries of types the writer did not change,
+// duplicated or invalid, never make it fail.
 func NewPatch(before, after Getter) (Patch, error) {
-	b, err := index("before", before, false)
-	if err != nil {
-		return nil, err
-	}
-	a, err := index("after", after, true)
-	if err != nil {
-		return nil, err
-	}
+	b, bn := index(before)
+	a, an := index(after)
 	var p Patch
 	for t, ac := range a {
-		if bc, ok := b[t]; !ok || !sameCondition(bc, ac) {
+		if bc, ok := b[t]; !ok || !sameCondition(bc, ac) || bn[t] != an[t] {
+			if err := Validate(*ac); err != nil {
+				return nil, &PatchError{Side: "after", Err: err}
+			}
 			p = append(p, PatchOperation{Type: t, Before: b[t], After: ac})
 		}
 	}
@@ -93,8 +93,11 @@ func (p Patch) IsZero() bool { return len(p) == 0 }
 // naming every conflicting type.
 //
 // Applied conditions keep the patch's values; lastTransitionTime keeps latest's value when the
-// status is unchanged there, as in Set. The result is sorted (Ready first, then alphabetical).
-// Apply on a nil latest returns nil.
+// status is unchanged there, as in Set. latest is read as Get reads it (the first entry of a
+// type); a type the patch writes ends with exactly one entry, so a duplicate another writer
+// appended is removed, and entries of types the patch does not change are left as they are,
+// valid or not. The result is sorted (Ready first, then alphabetical). Apply on a nil latest
+// returns nil.
 func (p Patch) Apply(latest Setter, opts ...ApplyOption) error {
 	if isNil(latest) || len(p) == 0 {
 		return nil
@@ -124,13 +127,14 @@ func (p Patch) Apply(latest Setter, opts ...ApplyOption) error {
 		switch {
 		case op.After == nil:
 			changed = meta.RemoveStatusCondition(&list, op.Type) || changed
-		case cur != nil && sameCondition(cur, op.After):
+		case cur != nil && sameCondition(cur, op.After) && !hasDuplicate(list, op.Type) && !cur.LastTransitionTime.IsZero():
 		case cur != nil:
 			next := *op.After
 			if cur.Status == next.Status && !cur.LastTransitionTime.IsZero() {
 				next.LastTransitionTime = cur.LastTransitionTime
 			}
-			*cur = next
+			meta.RemoveStatusCondition(&list, op.Type)
+			list = append(list, next)
 			changed = true
 		default:
 			list = append(list, *op.After)
@@ -143,25 +147,19 @@ func (p Patch) Apply(latest Setter, opts ...ApplyOption) error {
 	return nil
 }
 
-// index maps each condition of g by type, rejecting duplicates (and, when validate is set,
-// invalid conditions).
-func index(side string, g Getter, validate bool) (map[string]*metav1.Condition, error) {
-	out := map[string]*metav1.Condition{}
+// index maps each type of g's conditions to its first condition (as Get reads it) and counts
+// the entries of each type.
+func index(g Getter) (map[string]*metav1.Condition, map[string]int) {
+	out, n := map[string]*metav1.Condition{}, map[string]int{}
 	if isNil(g) {
-		return out, nil
+		return out, n
 	}
 	for _, c := range g.GetConditions() {
-		if _, dup := out[c.Type]; dup {
-			return nil, &PatchError{Side: side, Err: fmt.Errorf("two conditions of type %q", c.Type)}
+		if n[c.Type]++; n[c.Type] == 1 {
+			out[c.Type] = &c
 		}
-		if validate {
-			if err := Validate(c); err != nil {
-				return nil, &PatchError{Side: side, Err: err}
-			}
-		}
-		out[c.Type] = &c
 	}
-	return out, nil
+	return out, n
 }
 
 // sameCondition compares what a writer decides: status, reason, message, observedGeneration.

@@ -42,9 +42,29 @@ func conditionsFrom(data []byte, pos *int) []metav1.Condition {
 	return out
 }
 
-// FuzzPatchApply checks the three-way merge's invariants on random before/after/latest lists:
-// no panic; a conflict changes nothing; otherwise every patched type holds the writer's result,
-// every other type is untouched, and the list has no duplicates, is sorted and stays valid.
+// foreignFrom decodes what other writers leave in a list: up to two entries, one of a type
+// from types (without reason or time: a duplicate when the list has that type) and one whose
+// type and status are invalid, neither valid today.
+func foreignFrom(data []byte, pos *int, types []string) []metav1.Condition {
+	if *pos >= len(data) {
+		return nil
+	}
+	b := data[*pos]
+	*pos++
+	var out []metav1.Condition
+	if b&1 != 0 {
+		out = append(out, metav1.Condition{Type: types[int(b>>2)%len(types)], Status: metav1.ConditionUnknown})
+	}
+	if b&2 != 0 {
+		out = append(out, metav1.Condition{Type: "bad type", Status: "Maybe", Reason: "not a reason"})
+	}
+	return out
+}
+
+// FuzzPatchApply checks the three-way merge's invariants on random before/after/latest lists,
+// which may carry other writers' duplicates and invalid entries: no panic; a conflict changes
+// nothing; otherwise every patched type holds the writer's result in exactly one valid entry,
+// the entries of every other type are untouched, and the list is sorted.
 func FuzzPatchApply(f *testing.F) {
 	f.Add([]byte{2, 0x01, 10, 0x06, 20, 2, 0x05, 30, 0x06, 20, 3, 0x01, 10, 0x16, 40, 0x27, 50}, uint8(0), false)
 	f.Add([]byte{1, 0x02, 1, 1, 0x12, 2, 1, 0x22, 3}, uint8(1), false)
@@ -52,6 +72,13 @@ func FuzzPatchApply(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, owned uint8, force bool) {
 		pos := 0
 		before, after, latest := conditionsFrom(data, &pos), conditionsFrom(data, &pos), conditionsFrom(data, &pos)
+		// Entries of other writers the writer read and left alone, and some in latest.
+		// (The writer's own types are decided by the writer: other writers' entries it read are
+		// of other types.)
+		read := foreignFrom(data, &pos, []string{"example.com/Foreign"})
+		before = append(before, read...)
+		after = append(after, read...)
+		latest = append(latest, foreignFrom(data, &pos, []string{"Ready", "A", "B", "example.com/C", "example.com/Foreign"})...)
 		p, err := conditions.NewPatch(machine(1, before...), machine(1, after...))
 		if err != nil {
 			t.Fatalf("NewPatch on valid lists: %v", err)
@@ -87,23 +114,33 @@ func FuzzPatchApply(f *testing.F) {
 		for _, op := range p {
 			patched[op.Type] = op.After
 		}
-		seen := map[string]bool{}
 		for i, c := range got {
-			if seen[c.Type] {
-				t.Fatalf("duplicate type %s", c.Type)
-			}
-			seen[c.Type] = true
-			if i > 0 && conditions.Compare(got[i-1].Type, c.Type) >= 0 {
+			// (An empty patch leaves latest as it is, sorted or not.)
+			if i > 0 && !p.IsZero() && conditions.Compare(got[i-1].Type, c.Type) > 0 {
 				t.Fatalf("not sorted: %s before %s", got[i-1].Type, c.Type)
+			}
+			if _, ok := patched[c.Type]; !ok {
+				continue
+			}
+			if n := countIn(got, c.Type); n != 1 {
+				t.Fatalf("%d conditions of patched type %s", n, c.Type)
 			}
 			if err := conditions.Validate(c); err != nil {
 				t.Fatalf("invalid condition after Apply: %v", err)
 			}
 		}
-		for _, c := range latest {
-			if _, ok := patched[c.Type]; !ok && !reflect.DeepEqual(conditions.Get(m, c.Type), &c) {
-				t.Fatalf("untouched type %s changed", c.Type)
+		untouched := func(list []metav1.Condition) []metav1.Condition {
+			var out []metav1.Condition
+			for _, c := range list {
+				if _, ok := patched[c.Type]; !ok {
+					out = append(out, c)
+				}
 			}
+			conditions.Sort(out)
+			return out
+		}
+		if want, have := untouched(latest), untouched(got); !reflect.DeepEqual(want, have) {
+			t.Fatalf("untouched entries changed from %+v to %+v", want, have)
 		}
 		for typ, want := range patched {
 			have := conditions.Get(m, typ)

@@ -23,6 +23,10 @@ type generationGetter interface {
 //     seconds;
 //   - the condition is validated; an invalid one is not stored and Set returns false and a
 //     *ValidationError;
+//   - to keeps exactly one condition of condition.Type: the stored one is the first of that
+//     type (as Get reads it), and any other entry of the type another writer appended is
+//     removed. A stored entry without lastTransitionTime is replaced whole; entries of other
+//     types, valid or not, are left as they are and never make Set fail;
 //   - the conditions are sorted (Ready first, then alphabetical by type).
 //
 // A Set with the same status, reason, message and observedGeneration returns false and leaves
@@ -49,22 +53,38 @@ func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error)
 	if err := Validate(condition); err != nil {
 		return false, err
 	}
-	if unchanged(existing, condition) && typesSorted(to.GetConditions()) {
+	duplicated := existing != nil && hasDuplicate(to.GetConditions(), condition.Type)
+	if unchanged(existing, condition) && !duplicated && typesSorted(to.GetConditions()) {
 		// What follows would copy the list, change nothing in it and find it sorted.
 		return false, nil
 	}
 
 	list := append([]metav1.Condition(nil), to.GetConditions()...)
-	if existing != nil && existing.LastTransitionTime.IsZero() {
-		// A condition stored without a time (never by the API server) is replaced whole.
+	if existing != nil && (existing.LastTransitionTime.IsZero() || duplicated) {
+		// A condition stored without a time (never by the API server) is replaced whole, and
+		// so is a type stored more than once (by another writer's append): the lastTransitionTime
+		// decided above from the first entry is kept.
 		meta.RemoveStatusCondition(&list, condition.Type)
 	}
-	changed := meta.SetStatusCondition(&list, condition)
+	changed := meta.SetStatusCondition(&list, condition) || duplicated
 	if sorted := Sort(list); sorted || changed {
 		to.SetConditions(list)
 		return true, nil
 	}
 	return false, nil
+}
+
+// hasDuplicate reports whether list holds more than one condition of type t.
+func hasDuplicate(list []metav1.Condition, t string) bool {
+	n := 0
+	for i := range list {
+		if list[i].Type == t {
+			if n++; n > 1 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // unchanged reports whether meta.SetStatusCondition would leave existing as it is when given
