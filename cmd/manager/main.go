@@ -20,12 +20,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/controllers"
+	"github.com/machinestatus/machinestatus/internal/quietlog"
 )
 
 type options struct {
@@ -62,7 +64,11 @@ func main() {
 	zapOpts := zap.Options{Development: true}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	// One logger for everything, client-go's klog output too, so that expected rejections are
+	// kept out of ERROR in one place (internal/quietlog).
+	logger := quietlog.Wrap(zap.New(zap.UseFlagOptions(&zapOpts)))
+	ctrl.SetLogger(logger)
+	klog.SetLogger(logger)
 
 	if err := run(o); err != nil {
 		ctrl.Log.WithName("setup").Error(err, "manager stopped")

@@ -16,8 +16,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/machinestatus/machinestatus/test/internal/managerlog"
 )
 
 type options struct {
@@ -73,6 +76,15 @@ func run(parent context.Context, o options) error {
 			return err
 		}
 		return fmt.Errorf("%w\n%s", err, e.logHint())
+	}
+	// The demo is normal operation: the manager must have logged nothing at ERROR.
+	lines, err := managerlog.Unexpected(e.Manager.LogPath)
+	if err != nil {
+		return err
+	}
+	if len(lines) > 0 {
+		return fmt.Errorf("the manager logged %d ERROR lines during normal operation (%s), e.g.:\n%s",
+			len(lines), e.Rel(e.Manager.LogPath), strings.Join(lines[:min(len(lines), 5)], "\n"))
 	}
 	fmt.Printf("\nThe demo finished in %s.\n", time.Since(start).Round(100*time.Millisecond))
 	return nil

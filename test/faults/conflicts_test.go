@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/machinestatus/machinestatus/test/internal/managerlog"
 )
 
 // conflictRejects is how many 409s each status write meets before one goes through.
@@ -26,6 +28,7 @@ func TestWriteConflictsRetried(t *testing.T) {
 	const n = 8
 	fx := newFixture(t, "conflicts", n)
 	px := newConflictProxy(t, env.CP.Config, conflictRejects)
+	fx.allowErrors(managerlog.Allowed{Contains: "injected by the faults test", Why: "the test's proxy answers status writes with 409 Conflict; each is a reconcile error, retried"})
 	w0, err := apiStatusWrites(ctx)
 	if err != nil {
 		t.Fatal(err)

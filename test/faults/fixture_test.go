@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/internal/managerlog"
 	"github.com/machinestatus/machinestatus/test/kwok"
 )
 
@@ -34,6 +36,9 @@ type fixture struct {
 	t     *testing.T
 	name  string
 	names []string // the Machines, each with a SimMachine and a Node of the same name
+
+	mu      sync.Mutex
+	allowed []managerlog.Allowed // ERROR lines the test's managers may log (allowErrors)
 }
 
 // newFixture creates namespace name and n Machines, each referencing a SimMachine that the

@@ -5,12 +5,15 @@ package faults
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/machinestatus/machinestatus/test/internal/host"
+	"github.com/machinestatus/machinestatus/test/internal/managerlog"
 	"github.com/machinestatus/machinestatus/test/internal/proc"
 )
 
@@ -59,7 +62,10 @@ func (fx *fixture) launchManager(kubeconfig string, extra ...string) (*manager, 
 	if err != nil {
 		return nil, err
 	}
-	fx.t.Cleanup(func() { p.Stop(managerStopGrace) })
+	fx.t.Cleanup(func() {
+		p.Stop(managerStopGrace)
+		fx.checkLog(p.Name, p.LogPath)
+	})
 	fx.t.Logf("started %s (pid %d, log %s)", name, p.Pid(), p.LogPath)
 	return &manager{Process: p, metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", port)}, nil
 }
@@ -116,5 +122,29 @@ func requireAlive(t *testing.T, m *manager) {
 	t.Helper()
 	if !m.alive() {
 		t.Fatalf("%s exited: %v\n%s", m.Name, m.ExitError(), m.Tail(20))
+	}
+}
+
+// allowErrors explains ERROR lines the test's fault makes its managers log (each with why).
+func (fx *fixture) allowErrors(a ...managerlog.Allowed) {
+	fx.mu.Lock()
+	defer fx.mu.Unlock()
+	fx.allowed = append(fx.allowed, a...)
+}
+
+// checkLog fails the test when the log of manager name holds an ERROR line that neither
+// managerlog.Always nor the test's allowErrors explains: every ERROR must be something an
+// operator must act on (docs/reliability.md, "Expected rejections are not errors").
+func (fx *fixture) checkLog(name, path string) {
+	fx.mu.Lock()
+	allowed := slices.Clone(fx.allowed)
+	fx.mu.Unlock()
+	lines, err := managerlog.Unexpected(path, allowed...)
+	if err != nil {
+		fx.t.Error(err)
+		return
+	}
+	if len(lines) > 0 {
+		fx.t.Errorf("%s logged %d unexpected ERROR lines (%s), e.g.:\n%s", name, len(lines), path, strings.Join(lines[:min(len(lines), 5)], "\n"))
 	}
 }

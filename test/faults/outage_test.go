@@ -19,6 +19,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
+	"github.com/machinestatus/machinestatus/test/internal/managerlog"
 )
 
 // outage is how long the API server stays down.
@@ -48,6 +49,17 @@ func TestAPIServerOutage(t *testing.T) {
 	le := newFixture(t, "outage-le", 4)
 	ensureNamespace(t, leaseNamespace)
 	leArgs := []string{"--leader-elect", "--leader-election-namespace=" + leaseNamespace, "--leader-election-id=faults-outage"}
+	outageErrors := []managerlog.Allowed{
+		{Contains: "connection refused", Why: "the test stops the API server for 30 s: every request fails, and an operator must act on that"},
+		{Contains: "Failed to watch", Why: "the informers' lists fail while the API server is stopped"},
+		{Contains: "error retrieving resource lock", Why: "the leader cannot renew its Lease while the API server is stopped"},
+		{Contains: "leader election lost", Why: "the leader-elected manager exits when it cannot renew its Lease (controller-runtime's rule)"},
+		{Contains: "http2: client connection lost", Why: "open connections break when the API server stops"},
+		{Contains: "EOF", Why: "open requests break when the API server stops"},
+		{Contains: "context deadline exceeded", Why: "requests time out while the API server is stopped"},
+	}
+	fx.allowErrors(outageErrors...)
+	le.allowErrors(outageErrors...)
 	mgr := fx.startManager("")
 	leMgr := le.startManager("", leArgs...)
 	leExited := make(chan time.Time, 1)

@@ -1,0 +1,88 @@
+// Package quietlog keeps expected, harmless rejections out of the manager's ERROR log: a
+// logr.LogSink wrapper logs them at verbosity 1 instead, so that every ERROR line is something
+// an operator must act on (docs/reliability.md, "Expected rejections are not errors").
+package quietlog
+
+import (
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// RejectedEventMessage is client-go's message (k8s.io/client-go/tools/events) when the API
+// server refuses to store an event for a reason that retrying cannot fix.
+const RejectedEventMessage = "Server rejected event (will not retry!)"
+
+// Expected reports why err, logged with msg, is an expected and harmless rejection, or "" when
+// it is not. The one rule: an event the API server refuses because its namespace is being
+// deleted (Forbidden with cause NamespaceTerminating) or is gone (NotFound) — the object it is
+// about goes away with the namespace, and nobody can read the event anyway.
+func Expected(msg string, err error) string {
+	if msg != RejectedEventMessage || err == nil {
+		return ""
+	}
+	switch {
+	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+		return "event not recorded: its namespace is being deleted"
+	case apierrors.IsNotFound(err):
+		return "event not recorded: its namespace is gone"
+	}
+	return ""
+}
+
+// Wrap returns l, except that an Error call that Expected recognizes is logged as Info at
+// verbosity 1 with the reason as its message; an event among the values is shortened to what it
+// is about and its reason (client-go logs the whole event, about 850 bytes).
+func Wrap(l logr.Logger) logr.Logger {
+	if l.GetSink() == nil {
+		return l
+	}
+	return logr.New(&sink{LogSink: l.GetSink()})
+}
+
+// sink forwards everything to LogSink but Expected errors.
+type sink struct{ logr.LogSink }
+
+func (s *sink) Init(info logr.RuntimeInfo) {
+	info.CallDepth++ // our own frame
+	s.LogSink.Init(info)
+}
+
+func (s *sink) Error(err error, msg string, kv ...any) {
+	if why := Expected(msg, err); why != "" {
+		if s.LogSink.Enabled(1) {
+			s.LogSink.Info(1, why, append([]any{"error", err.Error()}, shorten(kv)...)...)
+		}
+		return
+	}
+	s.LogSink.Error(err, msg, kv...)
+}
+
+func (s *sink) WithValues(kv ...any) logr.LogSink {
+	return &sink{LogSink: s.LogSink.WithValues(kv...)}
+}
+
+func (s *sink) WithName(name string) logr.LogSink {
+	return &sink{LogSink: s.LogSink.WithName(name)}
+}
+
+// WithCallDepth keeps the caller's file and line right when the wrapped sink reports them.
+func (s *sink) WithCallDepth(depth int) logr.LogSink {
+	if cd, ok := s.LogSink.(logr.CallDepthLogSink); ok {
+		return &sink{LogSink: cd.WithCallDepth(depth)}
+	}
+	return s
+}
+
+// shorten replaces an *eventsv1.Event value in kv by "<kind> <namespace>/<name> <reason>".
+func shorten(kv []any) []any {
+	out := make([]any, len(kv))
+	for i, v := range kv {
+		if e, ok := v.(*eventsv1.Event); ok && e != nil {
+			v = e.Regarding.Kind + " " + e.Regarding.Namespace + "/" + e.Regarding.Name + " " + e.Reason
+		}
+		out[i] = v
+	}
+	return out
+}
