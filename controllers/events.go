@@ -16,6 +16,11 @@ import (
 //   - an operation result: reason "<Type>Succeeded" (e.g. CreateSucceeded, Normal) or
 //     "<Type>Failed" (e.g. HealthCheckFailed, Warning).
 //
+// Events are about the Machine by apiVersion, kind, namespace, name and UID, never by
+// resourceVersion: the events library merges events whose reference, reason, action and type are
+// equal, and every status write changes the resourceVersion, so with it no event would ever join
+// a series and a flapping Node would add Event objects without bound.
+//
 // eventAction is the action field of the events this controller emits.
 const eventAction = "Observe"
 
@@ -59,7 +64,16 @@ func (t transition) fromLabel() string {
 	return string(t.from)
 }
 
-func (r *MachineReconciler) recordEvents(after *v1alpha1.Machine, t transition) {
+// eventRegarding is the reference events about m carry: without resourceVersion (see above).
+func eventRegarding(m *v1alpha1.Machine) *corev1.ObjectReference {
+	return &corev1.ObjectReference{
+		APIVersion: v1alpha1.GroupVersion.String(), Kind: "Machine",
+		Namespace: m.Namespace, Name: m.Name, UID: m.UID,
+	}
+}
+
+func (r *MachineReconciler) recordEvents(m *v1alpha1.Machine, t transition) {
+	after := eventRegarding(m)
 	if t.phaseChanged {
 		kind := corev1.EventTypeNormal
 		if t.to == v1alpha1.MachinePhaseFailed {
