@@ -76,6 +76,7 @@ type MachineReconciler struct {
 	watched    map[schema.GroupVersionKind]bool
 	unserved   unservedKinds
 	access     accessState
+	refusals   refusedWrites
 }
 
 // SetupWithManager checks the reconciler's dependencies, registers its field indexes and
@@ -118,6 +119,7 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		if apierrors.IsNotFound(err) {
 			r.written.forget(req.NamespacedName)
 			r.phases.set(req.NamespacedName, "")
+			r.refusals.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -139,6 +141,7 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 		next = r.kindRetryDeadline(in, now, next)
 	}
+	omitted := fitConditions(m)
 
 	// The stored status as far as we know: our last write while the cache lags behind it.
 	stored := before
@@ -146,9 +149,16 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		stored = &v1alpha1.Machine{Status: *s}
 	}
 	if !equality.Semantic.DeepEqual(stored.Status, m.Status) {
+		r.reportOmitted(ctx, m, omitted)
 		written, err := r.applyStatus(ctx, m)
 		if err != nil {
+			if delay, ok := r.handleRefusal(ctx, m, err); ok {
+				return ctrl.Result{RequeueAfter: delay}, nil
+			}
 			return ctrl.Result{}, err
+		}
+		if r.refusals.accepted(req.NamespacedName) {
+			log.FromContext(ctx).Info("the API server accepts this Machine's status again")
 		}
 		r.written.record(before, &m.Status, written)
 		t := transitionOf(stored, m)

@@ -30,12 +30,28 @@ var (
 		Name: "machinestatus_machine_operation_results_total",
 		Help: "lastOperation results written by this manager (state Successful or Failed), by operation type.",
 	}, []string{"type", "state"})
+
+	// statusWritesRefusedMetric is machinestatus_status_writes_refused_total{reason}.
+	statusWritesRefusedMetric = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "machinestatus_status_writes_refused_total",
+		Help: "Status writes the API server refused for a reason retrying cannot fix, by reason (Invalid, RequestEntityTooLarge, Forbidden, BadRequest).",
+	}, []string{"reason"})
+
+	// conditionsOmittedMetric is machinestatus_conditions_omitted_total.
+	conditionsOmittedMetric = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "machinestatus_conditions_omitted_total",
+		Help: "Conditions of this controller left out of status writes because other writers' conditions filled status.conditions (maxItems 64).",
+	})
 )
 
 func init() {
-	metrics.Registry.MustRegister(machinesMetric, phaseTransitionsMetric, operationResultsMetric)
+	metrics.Registry.MustRegister(machinesMetric, phaseTransitionsMetric, operationResultsMetric,
+		statusWritesRefusedMetric, conditionsOmittedMetric)
 	for _, p := range v1alpha1.MachinePhases {
 		machinesMetric.WithLabelValues(string(p))
+	}
+	for _, r := range refusalReasons {
+		statusWritesRefusedMetric.WithLabelValues(r)
 	}
 }
 

@@ -20,6 +20,12 @@ const (
 	DefaultUnhealthyTimeoutSeconds int32 = 300
 )
 
+// MaxConditions is the most conditions status.conditions may hold (the CRD's maxItems): room for
+// the machinestatus controller's own (at most 12, one per type it owns) and at least 52 of other
+// writers. When other writers leave too little room, the controller omits its least important
+// conditions and says so (docs/reliability.md, "Condition capacity").
+const MaxConditions = 64
+
 // MachineSpec is what the Machine should be. The machinestatus controller never writes it.
 type MachineSpec struct {
 	// providerID is the identifier of the Machine's host in its infrastructure provider, as the
@@ -191,11 +197,12 @@ type MachineStatus struct {
 	//
 	// Beyond metav1.Condition's own schema, the API server applies the rules the conditions
 	// library validates with (those of built-in types): a type's name part has at most 63
-	// characters and its prefix at most 253, and a message has at most 32768 bytes.
+	// characters and its prefix at most 253, and a message has at most 32768 bytes. At most
+	// MaxConditions (64) conditions.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:XValidation:rule="self.all(c, c.type.indexOf('/') <= 253)",message="a condition type's prefix must be at most 253 characters"
 	// +kubebuilder:validation:XValidation:rule="self.all(c, size(c.type) - c.type.indexOf('/') - 1 <= 63)",message="a condition type's name part must be at most 63 characters"
 	// +kubebuilder:validation:XValidation:rule="self.all(c, !has(c.message) || size(bytes(c.message)) <= 32768)",message="a condition message must be at most 32768 bytes"

@@ -1,0 +1,97 @@
+package controllers
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+)
+
+// TestCapacityBound: the controller owns at most one condition per type it knows, and those fit
+// in a quarter of status.conditions, leaving the rest to other writers.
+func TestCapacityBound(t *testing.T) {
+	m := &v1alpha1.Machine{Spec: v1alpha1.MachineSpec{Version: "v1", Bootstrap: &v1alpha1.Bootstrap{DataSecretName: "s"}}}
+	owned := ownedTypes(m)
+	if len(owned) != len(conditionPriority) {
+		t.Errorf("the controller may own %d condition types, conditionPriority ranks %d", len(owned), len(conditionPriority))
+	}
+	for _, c := range conditionPriority {
+		if !owned[c] {
+			t.Errorf("conditionPriority ranks %s, which the controller never owns", c)
+		}
+	}
+	if 4*len(owned) > v1alpha1.MaxConditions {
+		t.Errorf("the controller owns up to %d conditions, more than a quarter of %d", len(owned), v1alpha1.MaxConditions)
+	}
+}
+
+// TestFitConditions: which of our conditions are omitted when other writers' fill the list.
+func TestFitConditions(t *testing.T) {
+	ours := []string{"Ready", "InfrastructureReady", "NodeReady", "NodeHealthy", "HealthCheckSucceeded", "Draining", "Standby", "Deleting", "Paused", "Updating"}
+	machine := func(others int) *v1alpha1.Machine {
+		m := &v1alpha1.Machine{Spec: v1alpha1.MachineSpec{Version: "v1"}}
+		for i := range others {
+			m.Status.Conditions = append(m.Status.Conditions, metav1.Condition{Type: fmt.Sprintf("other.example.com/Check%02d", i)})
+		}
+		for _, t := range ours {
+			m.Status.Conditions = append(m.Status.Conditions, metav1.Condition{Type: t})
+		}
+		return m
+	}
+	tests := []struct {
+		others  int
+		omitted []string
+	}{
+		{0, nil},
+		{23, nil},
+		{54, nil},
+		{55, []string{"Paused"}},
+		{57, []string{"Paused", "Standby", "NodeHealthy"}},
+		{63, []string{"Paused", "Standby", "NodeHealthy", "Draining", "Updating", "Deleting", "HealthCheckSucceeded", "NodeReady", "InfrastructureReady"}},
+		{64, []string{"Paused", "Standby", "NodeHealthy", "Draining", "Updating", "Deleting", "HealthCheckSucceeded", "NodeReady", "InfrastructureReady", "Ready"}},
+		{70, []string{"Paused", "Standby", "NodeHealthy", "Draining", "Updating", "Deleting", "HealthCheckSucceeded", "NodeReady", "InfrastructureReady", "Ready"}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d others", tt.others), func(t *testing.T) {
+			m := machine(tt.others)
+			got := fitConditions(m)
+			if diff := cmp.Diff(tt.omitted, got); diff != "" {
+				t.Errorf("omitted (-want +got):\n%s", diff)
+			}
+			if want := min(tt.others+len(ours), max(v1alpha1.MaxConditions, tt.others)); len(m.Status.Conditions) != want {
+				t.Errorf("%d conditions left, want %d", len(m.Status.Conditions), want)
+			}
+		})
+	}
+}
+
+// TestRefusalReason: which status write errors are refusals that retrying cannot fix.
+func TestRefusalReason(t *testing.T) {
+	gr := schema.GroupResource{Group: "machinestatus.io", Resource: "machines"}
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"too many conditions", apierrors.NewInvalid(schema.GroupKind{Group: "machinestatus.io", Kind: "Machine"}, "m", nil), "Invalid"},
+		{"too large", apierrors.NewRequestEntityTooLargeError("limit is 3145728"), "RequestEntityTooLarge"},
+		{"admission denial", apierrors.NewForbidden(gr, "m", fmt.Errorf("denied by policy")), "Forbidden"},
+		{"bad request", apierrors.NewBadRequest("bad"), "BadRequest"},
+		{"conflict: retried", apierrors.NewConflict(gr, "m", fmt.Errorf("modified")), ""},
+		{"timeout: retried", apierrors.NewServerTimeout(gr, "patch", 1), ""},
+		{"outage: retried", fmt.Errorf("connect: connection refused"), ""},
+		{"none", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := refusalReason(tt.err); got != tt.want {
+				t.Errorf("refusalReason = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
