@@ -19,7 +19,8 @@ const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 //     Machines;
 //   - Nodes keep their name, providerID, unschedulable, conditions and kubelet version;
 //   - referenced infrastructure and bootstrap objects (unstructured) keep their metadata
-//     identity, spec.providerID and the contract's status fields.
+//     identity, spec.providerID and the contract's status fields;
+//   - CustomResourceDefinitions keep their group, names, scope and versions, without schemas.
 //
 // Only Machines matching machineSelector are cached, and so reconciled; nil means every Machine.
 // Managers with disjoint selectors split a fleet between them without overlap.
@@ -33,6 +34,7 @@ func CacheOptions(machineSelector labels.Selector) cache.Options {
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.Node{}:      {Transform: stripNode},
 			&v1alpha1.Machine{}: machines,
+			newCRD():            {Transform: stripCRD},
 		},
 	}
 }

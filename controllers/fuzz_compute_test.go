@@ -176,7 +176,7 @@ func (r fuzzRef) state(t *testing.T, readyField string) refState {
 	case 1:
 		return st
 	case 2:
-		return kindNotServed(st, r.ref.APIGroup, DefaultKindRetryInterval)
+		return kindNotServed(st, r.ref.APIGroup, "", DefaultKindRetryInterval)
 	case 3:
 		st.Unreadable = "cannot read " + st.String() + ": timed out waiting for the cache"
 		return st

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -62,6 +63,16 @@ func setupIndexes(ctx context.Context, idx client.FieldIndexer) error {
 			}
 			return out
 		}},
+		{&v1alpha1.Machine{}, machineRefKindIndex, func(o client.Object) []string {
+			m := o.(*v1alpha1.Machine)
+			ir := m.Spec.InfrastructureRef
+			out := []string{groupKindKey(schema.GroupKind{Group: ir.APIGroup, Kind: ir.Kind})}
+			if b := m.Spec.Bootstrap; b != nil && b.ConfigRef != nil {
+				out = append(out, groupKindKey(schema.GroupKind{Group: b.ConfigRef.APIGroup, Kind: b.ConfigRef.Kind}))
+			}
+			return out
+		}},
+		{newCRD(), crdKindIndex, crdIndex},
 	}
 	for _, i := range indexes {
 		if err := idx.IndexField(ctx, i.obj, i.field, i.fn); err != nil {

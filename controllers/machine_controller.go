@@ -74,6 +74,7 @@ type MachineReconciler struct {
 	phases     phaseGauge
 	watchMu    sync.Mutex
 	watched    map[schema.GroupVersionKind]bool
+	crdKinds   map[schema.GroupKind]bool
 	unserved   unservedKinds
 	access     accessState
 	refusals   refusedWrites
@@ -101,6 +102,7 @@ func (r *MachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manag
 		For(&v1alpha1.Machine{}).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.machinesForNode),
 			builder.WithPredicates(nodeChangePredicate())).
+		Watches(newCRD(), handler.EnqueueRequestsFromMapFunc(r.machinesForCRD)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
 		Named("machine").
 		Build(r)
@@ -203,10 +205,10 @@ func (r *MachineReconciler) observe(ctx context.Context, m *v1alpha1.Machine, no
 // readRef reads a referenced object as unstructured, per the Cluster API contract.
 func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1.ContractVersionedObjectReference, readyField string, now time.Time) (refState, error) {
 	st := refState{Kind: ref.Kind, Name: ref.Name}
-	mapping, err := r.restMapping(schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind}, now)
+	mapping, why, err := r.kindMapping(ctx, schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind})
 	if err != nil {
 		if meta.IsNoMatchError(err) {
-			return kindNotServed(st, ref.APIGroup, r.kindRetryInterval()), nil
+			return kindNotServed(st, ref.APIGroup, why, r.kindRetryInterval()), nil
 		}
 		return st, fmt.Errorf("cannot resolve kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
 	}
@@ -227,6 +229,9 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 		return st, nil
 	case apierrors.IsForbidden(err):
 		return forbidden(st, mapping.Resource.GroupResource(), ns, "read", r.kindRetryInterval()), nil
+	case meta.IsNoMatchError(err):
+		// The CRD serves the version, discovery does not list it yet (it follows within moments).
+		return kindNotServed(st, ref.APIGroup, "version "+mapping.GroupVersionKind.Version+" is not in discovery yet", r.kindRetryInterval()), nil
 	case (apierrors.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded)) && ctx.Err() == nil:
 		// The informer cache reports a sync that outlasted rctx as a Timeout status error.
 		st.Unreadable = fmt.Sprintf("cannot read %s: timed out waiting for the %s cache (missing RBAC?)", st, ref.Kind)

@@ -64,11 +64,15 @@ func (r *MachineReconciler) restMapping(gk schema.GroupKind, now time.Time) (*me
 }
 
 // kindNotServed returns st for a reference whose kind (st.Kind in group) the API server does not
-// serve: the KindNotServed problem, with a message saying when the controller checks again.
-func kindNotServed(st refState, group string, interval time.Duration) refState {
+// serve: the KindNotServed problem, with a message saying why (empty: no CRD defines it) and
+// when the controller checks again (besides at once when its CRD changes).
+func kindNotServed(st refState, group, why string, interval time.Duration) refState {
+	if why == "" {
+		why = "is its CRD installed?"
+	}
 	st.Problem = refKindNotServed
-	st.Unreadable = fmt.Sprintf("cannot read %s: the API server serves no kind %s in group %s (is its CRD installed?); checking again every %s",
-		st, st.Kind, group, interval)
+	st.Unreadable = fmt.Sprintf("cannot read %s: the API server serves no kind %s in group %s (%s); checking again every %s",
+		st, st.Kind, group, why, interval)
 	return st
 }
 

@@ -1,0 +1,260 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// The manager follows the API versions of referenced kinds while it runs (docs/reliability.md,
+// "Referenced kinds whose API versions change"): it watches CustomResourceDefinitions, reads a
+// kind at the version its CRD serves now (chosen by versionOf), stops the watch of a version
+// that is no longer chosen, and reconciles the Machines referencing a kind whenever its CRD
+// changes. Kinds without a CRD (aggregated APIs) are resolved with the RESTMapper (unserved.go).
+
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+
+// crdGVK is the CustomResourceDefinition kind, read as unstructured so that the reconciler
+// needs nothing in its manager's scheme.
+var crdGVK = apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
+
+// crdKindIndex indexes CRDs by the group and kind they define, as groupKindKey values.
+const crdKindIndex = "machinestatus.io/crdKind"
+
+// machineRefKindIndex indexes Machines by the group and kind of the objects they reference.
+const machineRefKindIndex = "machinestatus.io/refKind"
+
+// contractLabels are the Cluster API contract labels a provider's CRD may carry, newest
+// contract first: the value lists the CRD's versions that follow that contract, joined with "_"
+// (e.g. cluster.x-k8s.io/v1beta2: v1beta1_v1beta2).
+var contractLabels = []string{
+	clusterv1.GroupVersion.String(),
+	schema.GroupVersion{Group: clusterv1.GroupVersion.Group, Version: "v1beta1"}.String(),
+}
+
+func groupKindKey(gk schema.GroupKind) string { return gk.Group + "/" + gk.Kind }
+
+// newCRD returns an empty unstructured CRD.
+func newCRD() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(crdGVK)
+	return u
+}
+
+// crdOf converts an unstructured CRD; nil when obj is not one.
+func crdOf(obj any) *apiextensionsv1.CustomResourceDefinition {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || u.GroupVersionKind() != crdGVK {
+		return nil
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, crd); err != nil {
+		return nil
+	}
+	return crd
+}
+
+// versionOf returns the version of crd's kind the controller reads, or "" and why none can be
+// read. Rules, in order:
+//   - a CRD being deleted, not yet established, or serving no version: none;
+//   - the newest served version that a Cluster API contract label lists, for the newest contract
+//     labelled (cluster.x-k8s.io/v1beta2 before cluster.x-k8s.io/v1beta1);
+//   - otherwise the newest served version, as discovery prefers it (Kubernetes version order:
+//     v1 > v1beta2 > v1beta1 > v1alpha1). The storage version does not matter: the API server
+//     converts.
+func versionOf(crd *apiextensionsv1.CustomResourceDefinition) (string, string) {
+	switch {
+	case crd.DeletionTimestamp != nil:
+		return "", fmt.Sprintf("its CustomResourceDefinition %s is being deleted", crd.Name)
+	case !established(crd):
+		return "", fmt.Sprintf("its CustomResourceDefinition %s is not established", crd.Name)
+	}
+	var served []string
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			served = append(served, v.Name)
+		}
+	}
+	if len(served) == 0 {
+		return "", fmt.Sprintf("its CustomResourceDefinition %s serves no version", crd.Name)
+	}
+	for _, l := range contractLabels {
+		var listed []string
+		for _, v := range strings.Split(crd.Labels[l], "_") {
+			if slices.Contains(served, v) {
+				listed = append(listed, v)
+			}
+		}
+		if len(listed) > 0 {
+			return newest(listed), ""
+		}
+	}
+	return newest(served), ""
+}
+
+func newest(versions []string) string {
+	return slices.MaxFunc(versions, version.CompareKubeAwareVersionStrings)
+}
+
+func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	for _, c := range crd.Status.Conditions {
+		if c.Type == apiextensionsv1.Established {
+			return c.Status == apiextensionsv1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// crdFor returns the CRD defining gk, nil when there is none.
+func (r *MachineReconciler) crdFor(ctx context.Context, gk schema.GroupKind) (*apiextensionsv1.CustomResourceDefinition, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(crdGVK.GroupVersion().WithKind("CustomResourceDefinitionList"))
+	if err := r.Client.List(ctx, list, client.MatchingFields{crdKindIndex: groupKindKey(gk)}); err != nil {
+		return nil, fmt.Errorf("cannot list the CustomResourceDefinitions of %s: %w", gk, err)
+	}
+	for i := range list.Items {
+		if crd := crdOf(&list.Items[i]); crd != nil {
+			return crd, nil
+		}
+	}
+	return nil, nil
+}
+
+// kindMapping resolves gk to the version to read and its resource. A kind defined by a CRD is
+// resolved from the CRD (versionOf); when the CRD cannot be read at any version, or is gone
+// after the kind was seen defined by one, the result is a *meta.NoKindMatchError wrapped with
+// why. Other kinds are resolved by restMapping (discovery).
+func (r *MachineReconciler) kindMapping(ctx context.Context, gk schema.GroupKind) (*meta.RESTMapping, string, error) {
+	crd, err := r.crdFor(ctx, gk)
+	if err != nil {
+		return nil, "", err
+	}
+	if crd == nil {
+		if r.crdKind(gk, false) {
+			r.dropWatches(ctx, gk, "")
+			return nil, "its CustomResourceDefinition was deleted", &meta.NoKindMatchError{GroupKind: gk}
+		}
+		m, err := r.restMapping(gk, r.clock().Now())
+		return m, "", err
+	}
+	r.crdKind(gk, true)
+	v, why := versionOf(crd)
+	r.dropWatches(ctx, gk, v)
+	if v == "" {
+		return nil, why, &meta.NoKindMatchError{GroupKind: gk}
+	}
+	scope := meta.RESTScopeNamespace
+	if crd.Spec.Scope == apiextensionsv1.ClusterScoped {
+		scope = meta.RESTScopeRoot
+	}
+	return &meta.RESTMapping{
+		Resource:         schema.GroupVersionResource{Group: gk.Group, Version: v, Resource: crd.Spec.Names.Plural},
+		GroupVersionKind: gk.WithVersion(v),
+		Scope:            scope,
+	}, "", nil
+}
+
+// crdKind reports whether gk was ever seen defined by a CRD, recording it when seen is true.
+func (r *MachineReconciler) crdKind(gk schema.GroupKind, seen bool) bool {
+	r.watchMu.Lock()
+	defer r.watchMu.Unlock()
+	if r.crdKinds == nil {
+		r.crdKinds = map[schema.GroupKind]bool{}
+	}
+	if seen {
+		r.crdKinds[gk] = true
+	}
+	return r.crdKinds[gk]
+}
+
+// dropWatches stops watching gk at every version but keep ("" stops all): the informer of a
+// version no longer read is removed from the cache, so that its stale objects are never read
+// and it does not retry a list that can only fail.
+func (r *MachineReconciler) dropWatches(ctx context.Context, gk schema.GroupKind, keep string) {
+	r.watchMu.Lock()
+	defer r.watchMu.Unlock()
+	for gvk := range r.watched {
+		if gvk.GroupKind() != gk || gvk.Version == keep {
+			continue
+		}
+		obj := &unstructured.Unstructured{}
+		obj.SetGroupVersionKind(gvk)
+		if err := r.Cache.RemoveInformer(ctx, obj); err != nil {
+			log.FromContext(ctx).Info("cannot stop watching a version no longer read", "kind", gvk.String(), "error", err.Error())
+			continue
+		}
+		delete(r.watched, gvk)
+		log.FromContext(ctx).Info("stopped watching a version no longer read", "kind", gvk.String(), "now", keep)
+	}
+}
+
+// machinesForCRD maps a CRD change to the Machines referencing its kind, after bringing the
+// watches of the kind in line with the CRD (a deleted or unserved version stops at once, even
+// when no Machine references the kind any more), and forgets that the kind was not served.
+func (r *MachineReconciler) machinesForCRD(ctx context.Context, obj client.Object) []reconcile.Request {
+	crd := crdOf(obj)
+	if crd == nil {
+		return nil
+	}
+	gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+	r.unserved.forget(gk)
+	if current, err := r.crdFor(ctx, gk); err == nil {
+		keep := ""
+		if current != nil {
+			keep, _ = versionOf(current)
+		}
+		r.dropWatches(ctx, gk, keep)
+	}
+	return r.machineRequests(ctx, client.MatchingFields{machineRefKindIndex: groupKindKey(gk)})
+}
+
+// crdIndex indexes unstructured CRDs by the group and kind they define.
+func crdIndex(o client.Object) []string {
+	crd := crdOf(o)
+	if crd == nil {
+		return nil
+	}
+	return []string{groupKindKey(schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind})}
+}
+
+// stripCRD keeps what versionOf and kindMapping read: name, labels, deletionTimestamp, group,
+// kind, plural, scope, each version's name, served and storage, and status conditions. The
+// schemas, by far the largest part, are dropped.
+func stripCRD(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	crd := crdOf(u)
+	if crd == nil {
+		return obj, nil
+	}
+	kept := &apiextensionsv1.CustomResourceDefinition{}
+	kept.Name, kept.UID, kept.ResourceVersion, kept.Generation = crd.Name, crd.UID, crd.ResourceVersion, crd.Generation
+	kept.Labels, kept.DeletionTimestamp = crd.Labels, crd.DeletionTimestamp
+	kept.Spec.Group, kept.Spec.Scope = crd.Spec.Group, crd.Spec.Scope
+	kept.Spec.Names.Kind, kept.Spec.Names.Plural = crd.Spec.Names.Kind, crd.Spec.Names.Plural
+	for _, v := range crd.Spec.Versions {
+		kept.Spec.Versions = append(kept.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{Name: v.Name, Served: v.Served, Storage: v.Storage})
+	}
+	kept.Status.Conditions = crd.Status.Conditions
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(kept)
+	if err != nil {
+		return obj, nil
+	}
+	out := &unstructured.Unstructured{Object: m}
+	out.SetGroupVersionKind(crdGVK)
+	return out, nil
+}
