@@ -117,11 +117,12 @@ func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
 	return false
 }
 
-// crdFor returns the CRD defining gk, nil when there is none.
+// crdFor returns the CRD defining gk, nil when there is none, from the cache (the client would
+// ask the API server for unstructured objects).
 func (r *MachineReconciler) crdFor(ctx context.Context, gk schema.GroupKind) (*apiextensionsv1.CustomResourceDefinition, error) {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(crdGVK.GroupVersion().WithKind("CustomResourceDefinitionList"))
-	if err := r.Client.List(ctx, list, client.MatchingFields{crdKindIndex: groupKindKey(gk)}); err != nil {
+	if err := r.Cache.List(ctx, list, client.MatchingFields{crdKindIndex: groupKindKey(gk)}); err != nil {
 		return nil, fmt.Errorf("cannot list the CustomResourceDefinitions of %s: %w", gk, err)
 	}
 	for i := range list.Items {
