@@ -36,7 +36,8 @@ const DefaultFieldOwner = "machinestatus"
 const refReadTimeout = 10 * time.Second
 
 // The manager's ClusterRole (config/rbac/role.yaml, `make manifests`): read Machines, Nodes and
-// the Cluster API infrastructure and bootstrap groups; write only Machine status (server-side
+// the Cluster API infrastructure and bootstrap groups, and CRDs (to follow the referenced kinds'
+// API versions, versions.go); write only Machine status (server-side
 // apply is a PATCH) and events (the events API creates, then patches a series). Referenced kinds
 // in other groups need an extra grant (docs/reliability.md, "Least privilege").
 // +kubebuilder:rbac:groups=machinestatus.io,resources=machines,verbs=get;list;watch
@@ -44,6 +45,7 @@ const refReadTimeout = 10 * time.Second
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
 
 // MachineReconciler observes Machines, their Nodes and referenced objects and writes the
 // Machines' status.

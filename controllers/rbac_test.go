@@ -199,6 +199,9 @@ func TestRoleIsMinimal(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{
+		"ClusterRole manager: apiextensions.k8s.io/customresourcedefinitions get",
+		"ClusterRole manager: apiextensions.k8s.io/customresourcedefinitions list",
+		"ClusterRole manager: apiextensions.k8s.io/customresourcedefinitions watch",
 		"ClusterRole manager: bootstrap.cluster.x-k8s.io/* get",
 		"ClusterRole manager: bootstrap.cluster.x-k8s.io/* list",
 		"ClusterRole manager: bootstrap.cluster.x-k8s.io/* watch",

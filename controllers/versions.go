@@ -24,8 +24,6 @@ import (
 // that is no longer chosen, and reconciles the Machines referencing a kind whenever its CRD
 // changes. Kinds without a CRD (aggregated APIs) are resolved with the RESTMapper (unserved.go).
 
-// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
-
 // crdGVK is the CustomResourceDefinition kind, read as unstructured so that the reconciler
 // needs nothing in its manager's scheme.
 var crdGVK = apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
