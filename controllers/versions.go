@@ -251,7 +251,7 @@ func stripCRD(obj any) (any, error) {
 	kept.Status.Conditions = crd.Status.Conditions
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(kept)
 	if err != nil {
-		return obj, nil
+		return nil, fmt.Errorf("cannot strip CustomResourceDefinition %s: %w", crd.Name, err)
 	}
 	out := &unstructured.Unstructured{Object: m}
 	out.SetGroupVersionKind(crdGVK)
