@@ -4,6 +4,9 @@
 package quietlog
 
 import (
+	"context"
+	"errors"
+
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -14,12 +17,21 @@ import (
 // server refuses to store an event for a reason that retrying cannot fix.
 const RejectedEventMessage = "Server rejected event (will not retry!)"
 
-// Expected reports why err, logged with msg, is an expected and harmless rejection, or "" when
-// it is not. The one rule: an event the API server refuses because its namespace is being
-// deleted (Forbidden with cause NamespaceTerminating) or is gone (NotFound) — the object it is
-// about goes away with the namespace, and nobody can read the event anyway.
+// Expected reports why err, logged with msg, is expected and harmless, or "" when it is not.
+// The rules:
+//   - an event the API server refuses because its namespace is being deleted (Forbidden with
+//     cause NamespaceTerminating) or is gone (NotFound): the object it is about goes away with
+//     the namespace, and nobody can read the event anyway;
+//   - any error that is context.Canceled: a request or reconcile cut short because the manager
+//     is stopping (its contexts are canceled only then).
 func Expected(msg string, err error) string {
-	if msg != RejectedEventMessage || err == nil {
+	if err == nil {
+		return ""
+	}
+	if errors.Is(err, context.Canceled) {
+		return "cut short: the manager is stopping"
+	}
+	if msg != RejectedEventMessage {
 		return ""
 	}
 	switch {

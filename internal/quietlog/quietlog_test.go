@@ -2,6 +2,7 @@ package quietlog
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -36,6 +37,8 @@ func TestExpected(t *testing.T) {
 		{"RBAC forbids events: an operator must act", RejectedEventMessage, apierrors.NewForbidden(gr, "m.123", errors.New("no")), ""},
 		{"invalid event: a bug", RejectedEventMessage, apierrors.NewInvalid(schema.GroupKind{Kind: "Event"}, "m.123", nil), ""},
 		{"another message", "Reconciler error", terminating(), ""},
+		{"reconcile cut short by shutdown", "Reconciler error", fmt.Errorf("cannot apply the status: %w", context.Canceled), "cut short: the manager is stopping"},
+		{"deadline: an operator may have to act", "Reconciler error", context.DeadlineExceeded, ""},
 		{"no error", RejectedEventMessage, nil, ""},
 	}
 	for _, tt := range tests {

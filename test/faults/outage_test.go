@@ -53,6 +53,7 @@ func TestAPIServerOutage(t *testing.T) {
 		{Contains: "connection refused", Why: "the test stops the API server for 30 s: every request fails, and an operator must act on that"},
 		{Contains: "Failed to watch", Why: "the informers' lists fail while the API server is stopped"},
 		{Contains: "error retrieving resource lock", Why: "the leader cannot renew its Lease while the API server is stopped"},
+		{Contains: "Error retrieving lease lock", Why: "the leader cannot renew its Lease while the API server is stopped"},
 		{Contains: "leader election lost", Why: "the leader-elected manager exits when it cannot renew its Lease (controller-runtime's rule)"},
 		{Contains: "http2: client connection lost", Why: "open connections break when the API server stops"},
 		{Contains: "EOF", Why: "open requests break when the API server stops"},
