@@ -225,9 +225,11 @@ func TestKindInstalledLater(t *testing.T) {
 	createLater(t, boot, ns, "late", map[string]any{"initialization": map[string]any{"dataSecretCreated": true}})
 
 	var got *v1alpha1.Machine
+	// The CRD watch notices each kind at once, possibly before its object exists: wait for both.
 	waitFor(t, badRefTimeout, "the Machine to notice the new kinds", func() string {
 		got = getMachine(t, ns, "late")
-		if got.Status.Phase != v1alpha1.MachinePhaseProvisioned {
+		if got.Status.Phase != v1alpha1.MachinePhaseProvisioned ||
+			conditions.GetReason(got, v1alpha1.MachineBootstrapConfigReadyCondition) != v1alpha1.MachineBootstrapDataSecretCreatedReason {
 			return describe(got)
 		}
 		return ""

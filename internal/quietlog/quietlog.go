@@ -17,19 +17,28 @@ import (
 // server refuses to store an event for a reason that retrying cannot fix.
 const RejectedEventMessage = "Server rejected event (will not retry!)"
 
+// StoppingMessage is controller-runtime's message for an error a runnable returns after the
+// manager began stopping.
+const StoppingMessage = "error received after stop sequence was engaged"
+
 // Expected reports why err, logged with msg, is expected and harmless, or "" when it is not.
 // The rules:
 //   - an event the API server refuses because its namespace is being deleted (Forbidden with
 //     cause NamespaceTerminating) or is gone (NotFound): the object it is about goes away with
 //     the namespace, and nobody can read the event anyway;
 //   - any error that is context.Canceled: a request or reconcile cut short because the manager
-//     is stopping (its contexts are canceled only then).
+//     is stopping (its contexts are canceled only then);
+//   - an error controller-runtime reports after the manager began stopping (e.g. "leader
+//     election lost" when a leader releases its Lease on SIGTERM).
 func Expected(msg string, err error) string {
 	if err == nil {
 		return ""
 	}
 	if errors.Is(err, context.Canceled) {
 		return "cut short: the manager is stopping"
+	}
+	if msg == StoppingMessage {
+		return "while stopping: " + err.Error()
 	}
 	if msg != RejectedEventMessage {
 		return ""

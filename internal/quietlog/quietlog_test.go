@@ -38,6 +38,7 @@ func TestExpected(t *testing.T) {
 		{"invalid event: a bug", RejectedEventMessage, apierrors.NewInvalid(schema.GroupKind{Kind: "Event"}, "m.123", nil), ""},
 		{"another message", "Reconciler error", terminating(), ""},
 		{"reconcile cut short by shutdown", "Reconciler error", fmt.Errorf("cannot apply the status: %w", context.Canceled), "cut short: the manager is stopping"},
+		{"leader election released on SIGTERM", StoppingMessage, errors.New("leader election lost"), "while stopping: leader election lost"},
 		{"deadline: an operator may have to act", "Reconciler error", context.DeadlineExceeded, ""},
 		{"no error", RejectedEventMessage, nil, ""},
 	}
