@@ -41,7 +41,7 @@ func rows(text string) (types []string, problemsAt, goodAt int) {
 // it: machinestatus's phase next to Cluster API's, the lastOperation derived with the
 // annotation's history, and the conditions as a tree, problems first, messages indented.
 func TestDescribeClusterAPIMachineText(t *testing.T) {
-	// The fixture's own namespace; the README shows this output.
+	// The fixture's own namespace; docs/cli.md shows this output.
 	ns := "fleet"
 	if err := env.k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
