@@ -184,9 +184,10 @@ demo-clusterapi: runtime-tools build ## Show a Cluster API Machine under Cluster
 	cd test/clusterapi && go run ./cmd/demo
 
 N ?= 1000
+MACHINE_APIS ?= machinestatus.io
 .PHONY: bench-scale
-bench-scale: runtime-tools build ## Fleet-scale measurement with N Machines (default 1000); records docs/benchmarks.md.
-	go run ./test/scale/bench-scale -n $(N) -write-docs
+bench-scale: runtime-tools build ## Fleet-scale measurement with N Machines (default 1000; MACHINE_APIS=cluster.x-k8s.io for the Cluster API mode); records docs/benchmarks.md.
+	go run ./test/scale/bench-scale -n $(N) -machine-apis $(MACHINE_APIS) -write-docs
 
 .PHONY: build
 build: ## Build bin/manager and the CLI bin/machinestatus (also the kubectl plugin bin/kubectl-machinestatus).
@@ -224,12 +225,14 @@ docker-push: ## Push the manager image IMG=... to its registry.
 	$(CONTAINER_TOOL) push $(IMG)
 
 .PHONY: deploy
-deploy: $(KUBECTL) ## Deploy CRDs, RBAC and the manager (IMG=...) to the current cluster.
-	$(KUBECTL) kustomize config/default | sed 's#image: machinestatus-manager:latest#image: $(IMG)#' | $(KUBECTL) apply --server-side -f -
+# DEPLOY_DIR=config/clusterapi deploys the manager for Cluster API Machines (docs/clusterapi.md).
+DEPLOY_DIR ?= config/default
+deploy: $(KUBECTL) ## Deploy CRDs, RBAC and the manager (IMG=...; DEPLOY_DIR=config/clusterapi for Cluster API) to the current cluster.
+	$(KUBECTL) kustomize $(DEPLOY_DIR) | sed 's#image: machinestatus-manager:latest#image: $(IMG)#' | $(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
 undeploy: $(KUBECTL) ## Remove everything `make deploy` created.
-	$(KUBECTL) delete --ignore-not-found -k config/default
+	$(KUBECTL) delete --ignore-not-found -k $(DEPLOY_DIR)
 
 ##@ Tools (each built from the Go module proxy only when missing)
 

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -48,10 +49,14 @@ func stripDefault(obj any) (any, error) {
 	return cache.TransformStripManagedFields()(obj)
 }
 
+// stripMachine drops managedFields and kubectl's last-applied annotation from a Machine of
+// either API.
 func stripMachine(obj any) (any, error) {
-	if m, ok := obj.(*v1alpha1.Machine); ok {
-		m.ManagedFields = nil
-		delete(m.Annotations, lastAppliedAnnotation)
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil)
+		if a := m.GetAnnotations(); a != nil {
+			delete(a, lastAppliedAnnotation)
+		}
 	}
 	return obj, nil
 }

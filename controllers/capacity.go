@@ -75,7 +75,7 @@ func (r *MachineReconciler) reportOmitted(ctx context.Context, m *v1alpha1.Machi
 	conditionsOmittedMetric.Add(float64(len(omitted)))
 	note := fmt.Sprintf("status.conditions may hold %d conditions and other writers hold %d, so %s %s not written; remove other writers' conditions to make room",
 		v1alpha1.MaxConditions, len(m.Status.Conditions)-countOwned(m), strings.Join(omitted, ", "), map[bool]string{true: "is", false: "are"}[len(omitted) == 1])
-	r.Recorder.Eventf(eventRegarding(m), nil, corev1.EventTypeWarning, ConditionsOmittedEventReason, eventAction, "%s", note)
+	r.Recorder.Eventf(eventRegarding(v1alpha1.GroupVersion.String(), m), nil, corev1.EventTypeWarning, ConditionsOmittedEventReason, eventAction, "%s", note)
 	if started {
 		log.FromContext(ctx).Error(nil, "other writers' conditions leave too little room for ours; the status is written without some of them", "omitted", omitted)
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 )
@@ -64,30 +66,32 @@ func (t transition) fromLabel() string {
 	return string(t.from)
 }
 
-// eventRegarding is the reference events about m carry: without resourceVersion (see above).
-func eventRegarding(m *v1alpha1.Machine) *corev1.ObjectReference {
+// eventRegarding is the reference events about a Machine of the given apiVersion carry: without
+// resourceVersion (see above).
+func eventRegarding(apiVersion string, m metav1.Object) *corev1.ObjectReference {
 	return &corev1.ObjectReference{
-		APIVersion: v1alpha1.GroupVersion.String(), Kind: "Machine",
-		Namespace: m.Namespace, Name: m.Name, UID: m.UID,
+		APIVersion: apiVersion, Kind: "Machine",
+		Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID(),
 	}
 }
 
-func (r *MachineReconciler) recordEvents(m *v1alpha1.Machine, t transition) {
-	after := eventRegarding(m)
+// recordEvents emits through rec, on the Machine after (of either API, see eventRegarding), the
+// events of t.
+func recordEvents(rec events.EventRecorder, after *corev1.ObjectReference, t transition) {
 	if t.phaseChanged {
 		kind := corev1.EventTypeNormal
 		if t.to == v1alpha1.MachinePhaseFailed {
 			kind = corev1.EventTypeWarning
 		}
-		r.Recorder.Eventf(after, nil, kind, PhaseEventReason(t.to), eventAction, "Phase changed from %s to %s", t.fromLabel(), t.to)
+		rec.Eventf(after, nil, kind, PhaseEventReason(t.to), eventAction, "Phase changed from %s to %s", t.fromLabel(), t.to)
 	}
 	switch op := t.result; {
 	case op == nil:
 	case op.State == v1alpha1.MachineOperationStateSuccessful:
-		r.Recorder.Eventf(after, nil, corev1.EventTypeNormal, OperationEventReason(op.Type, op.State), eventAction,
+		rec.Eventf(after, nil, corev1.EventTypeNormal, OperationEventReason(op.Type, op.State), eventAction,
 			"%s succeeded", op.Type)
 	default:
-		r.Recorder.Eventf(after, nil, corev1.EventTypeWarning, OperationEventReason(op.Type, op.State), eventAction,
+		rec.Eventf(after, nil, corev1.EventTypeWarning, OperationEventReason(op.Type, op.State), eventAction,
 			"%s: %s", op.Type, oneLine(op.Description))
 	}
 }

@@ -112,6 +112,7 @@ func (r *MachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manag
 		return fmt.Errorf("cannot build the machine controller: %w", err)
 	}
 	r.controller = c
+	machineAPIServedMetric.WithLabelValues(v1alpha1.GroupVersion.Group).Set(1)
 	return r.setupAccess(mgr)
 }
 
@@ -166,8 +167,8 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 		r.written.record(before, &m.Status, written)
 		t := transitionOf(stored, m)
-		r.recordEvents(m, t)
-		recordTransition(t)
+		recordEvents(r.Recorder, eventRegarding(v1alpha1.GroupVersion.String(), m), t)
+		recordTransition(v1alpha1.GroupVersion.Group, t)
 	}
 	r.phases.set(req.NamespacedName, m.Status.Phase)
 	if next.IsZero() {

@@ -10,16 +10,25 @@ import (
 )
 
 func TestPhaseGauge(t *testing.T) {
-	var g phaseGauge
-	running := func() float64 { return testutil.ToFloat64(machinesMetric.WithLabelValues("Running")) }
-	failed := func() float64 { return testutil.ToFloat64(machinesMetric.WithLabelValues("Failed")) }
-	r0, f0 := running(), failed()
+	var g phaseGauge // machinestatus.io
+	capi := phaseGauge{api: "cluster.x-k8s.io"}
+	running := func() float64 {
+		return testutil.ToFloat64(machinesMetric.WithLabelValues("machinestatus.io", "Running"))
+	}
+	failed := func() float64 {
+		return testutil.ToFloat64(machinesMetric.WithLabelValues("machinestatus.io", "Failed"))
+	}
+	capiRunning := func() float64 {
+		return testutil.ToFloat64(machinesMetric.WithLabelValues("cluster.x-k8s.io", "Running"))
+	}
+	r0, f0, c0 := running(), failed(), capiRunning()
 	a, b := types.NamespacedName{Namespace: "t", Name: "a"}, types.NamespacedName{Namespace: "t", Name: "b"}
 	g.set(a, v1alpha1.MachinePhaseRunning)
 	g.set(b, v1alpha1.MachinePhaseRunning)
-	g.set(a, v1alpha1.MachinePhaseRunning) // unchanged: counted once
-	if got := running() - r0; got != 2 {
-		t.Fatalf("Running = %v, want 2", got)
+	g.set(a, v1alpha1.MachinePhaseRunning)    // unchanged: counted once
+	capi.set(a, v1alpha1.MachinePhaseRunning) // the same name in the other API: counted apart
+	if got, gotCAPI := running()-r0, capiRunning()-c0; got != 2 || gotCAPI != 1 {
+		t.Fatalf("Running = %v (machinestatus.io), %v (cluster.x-k8s.io); want 2 and 1", got, gotCAPI)
 	}
 	g.set(a, v1alpha1.MachinePhaseFailed)
 	g.set(b, "") // deleted

@@ -130,7 +130,7 @@ func (r *MachineReconciler) handleRefusal(ctx context.Context, m *v1alpha1.Machi
 	if errors.As(err, &status) {
 		msg = status.Status().Message
 	}
-	r.Recorder.Eventf(eventRegarding(m), nil, corev1.EventTypeWarning, StatusRefusedEventReason, eventAction,
+	r.Recorder.Eventf(eventRegarding(v1alpha1.GroupVersion.String(), m), nil, corev1.EventTypeWarning, StatusRefusedEventReason, eventAction,
 		"The API server refused the status write (%s): %s", reason, oneLine(bound(msg)))
 	l := log.FromContext(ctx).WithValues("reason", reason, "retryIn", delay.String())
 	if first {

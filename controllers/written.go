@@ -9,70 +9,96 @@ import (
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 )
 
-// writtenStatuses remembers, per Machine, the last status this controller wrote and the
-// versions of the Machine the cache may still show until it has caught up with that write: the
-// versions statuses were computed from and those earlier writes produced. While the cache shows
-// one of them, the last written status, not the cached one, is what a reconcile compares with:
+// lastWrites remembers, per object, the last value of type T this controller wrote and the
+// versions of the object the cache may still show until it has caught up with that write: the
+// versions values were computed from and those earlier writes produced. While the cache shows
+// one of them, the last written value, not the cached one, is what a reconcile compares with:
 // computing it again sends no duplicate write, and a new write changes it (the cache lags
-// behind our own writes, one watch event at a time).
-type writtenStatuses struct {
+// behind our own writes, one watch event at a time). The zero value is ready to use.
+type lastWrites[T any] struct {
 	mu sync.Mutex
-	m  map[types.NamespacedName]written
+	m  map[types.NamespacedName]written[T]
 }
 
-type written struct {
-	// lagging are versions older than the last write (see writtenStatuses).
+type written[T any] struct {
+	// lagging are versions older than the last write (see lastWrites).
 	lagging []string
 	// produced is the version the last write produced; "" when unknown.
 	produced string
-	status   v1alpha1.MachineStatus
+	value    T
+}
+
+// get returns the value last written to key, and true, while the cache shows key at version
+// rv, older than that write. Once the cache has caught up (or someone else wrote), key is
+// forgotten: the cache alone decides, and nothing is kept for an object at rest.
+func (w *lastWrites[T]) get(key types.NamespacedName, rv string) (T, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var zero T
+	last, ok := w.m[key]
+	if !ok {
+		return zero, false
+	}
+	if !slices.Contains(last.lagging, rv) {
+		delete(w.m, key)
+		return zero, false
+	}
+	return last.value, true
+}
+
+// put remembers that value was written to key, computed from version rv, and that the write
+// produced version produced ("" when unknown).
+func (w *lastWrites[T]) put(key types.NamespacedName, rv, produced string, value T) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m == nil {
+		w.m = map[types.NamespacedName]written[T]{}
+	}
+	last, ok := w.m[key]
+	if !ok || !slices.Contains(last.lagging, rv) {
+		last = written[T]{}
+	}
+	last.lagging = append(last.lagging, rv)
+	if last.produced != "" {
+		last.lagging = append(last.lagging, last.produced)
+	}
+	last.produced, last.value = produced, value
+	w.m[key] = last
+}
+
+// forget drops what is remembered about key (the object is gone).
+func (w *lastWrites[T]) forget(key types.NamespacedName) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.m, key)
+}
+
+// writtenStatuses is lastWrites for the statuses of machinestatus Machines.
+type writtenStatuses struct {
+	w lastWrites[v1alpha1.MachineStatus]
 }
 
 // lastWritten returns the status last written, while m (from the cache) has a version older
-// than that write; nil otherwise. Once the cache has caught up (or someone else wrote), the
-// Machine is forgotten: the cache alone decides, and nothing is kept for a Machine at rest.
+// than that write; nil otherwise.
 func (w *writtenStatuses) lastWritten(m *v1alpha1.Machine) *v1alpha1.MachineStatus {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	key := keyOf(m)
-	last, ok := w.m[key]
+	s, ok := w.w.get(keyOf(m), m.ResourceVersion)
 	if !ok {
 		return nil
 	}
-	if !slices.Contains(last.lagging, m.ResourceVersion) {
-		delete(w.m, key)
-		return nil
-	}
-	return last.status.DeepCopy()
+	return s.DeepCopy()
 }
 
 // record remembers that status was written, computed from the version before had, and that the
 // write produced version produced ("" when unknown).
 func (w *writtenStatuses) record(before *v1alpha1.Machine, status *v1alpha1.MachineStatus, produced string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.m == nil {
-		w.m = map[types.NamespacedName]written{}
-	}
-	key := keyOf(before)
-	last, ok := w.m[key]
-	if !ok || !slices.Contains(last.lagging, before.ResourceVersion) {
-		last = written{}
-	}
-	last.lagging = append(last.lagging, before.ResourceVersion)
-	if last.produced != "" {
-		last.lagging = append(last.lagging, last.produced)
-	}
-	last.produced, last.status = produced, *status.DeepCopy()
-	w.m[key] = last
+	w.w.put(keyOf(before), before.ResourceVersion, produced, *status.DeepCopy())
 }
 
 // forget drops what is remembered about a Machine (it is gone).
-func (w *writtenStatuses) forget(key types.NamespacedName) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	delete(w.m, key)
-}
+func (w *writtenStatuses) forget(key types.NamespacedName) { w.w.forget(key) }
+
+// writtenAnnotations is lastWrites for the lastOperation annotations of Cluster API Machines.
+type writtenAnnotations = lastWrites[string]
 
 func keyOf(m *v1alpha1.Machine) types.NamespacedName {
 	return types.NamespacedName{Namespace: m.Namespace, Name: m.Name}

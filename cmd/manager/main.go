@@ -10,7 +10,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"os/signal"
 	"syscall"
@@ -25,6 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/controllers"
 	"github.com/machinestatus/machinestatus/internal/quietlog"
@@ -37,6 +38,8 @@ type options struct {
 	leaderElectionNamespace string
 	maxConcurrentReconciles int
 	machineSelector         string
+	machineAPIs             string
+	clusterAPICheckInterval time.Duration
 	fieldManager            string
 	leaderElectionID        string
 	leaseDuration           time.Duration
@@ -54,7 +57,12 @@ func main() {
 	flag.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the pod's namespace).")
 	flag.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 4, "How many Machines are reconciled in parallel.")
 	flag.StringVar(&o.machineSelector, "machine-selector", "", "Label selector of the Machines this manager reconciles (e.g. 'pool=a'); empty means all. Managers with disjoint selectors split a fleet.")
-	flag.StringVar(&o.fieldManager, "field-manager", controllers.DefaultFieldOwner, "Server-side apply field manager of the status writes.")
+	flag.StringVar(&o.machineAPIs, "machine-apis", machineAPIMachinestatus,
+		"Comma-separated Machine APIs to reconcile: "+machineAPIMachinestatus+" (machinestatus Machines: status written) and/or "+
+			machineAPIClusterAPI+" (Cluster API v1beta2 Machines: lastOperation kept in the machinestatus.io/last-operation annotation; docs/clusterapi.md).")
+	flag.DurationVar(&o.clusterAPICheckInterval, "clusterapi-check-interval", controllers.DefaultClusterAPICheckInterval,
+		"With --machine-apis="+machineAPIClusterAPI+": how often to check again whether Cluster API's Machine CRD is served, while it is not.")
+	flag.StringVar(&o.fieldManager, "field-manager", controllers.DefaultFieldOwner, "Field manager of the writes: server-side apply of machinestatus Machines' status, merge patches of Cluster API Machines' annotation.")
 	flag.StringVar(&o.leaderElectionID, "leader-election-id", "", "Name of the leader election Lease (default machinestatus.machinestatus.io, plus a hash of --machine-selector when set, so each shard elects its own leader).")
 	flag.DurationVar(&o.leaseDuration, "leader-election-lease-duration", 15*time.Second, "How long standby managers wait, after the last renewal, before taking the lease.")
 	flag.DurationVar(&o.renewDeadline, "leader-election-renew-deadline", 10*time.Second, "How long the leader keeps retrying to renew before it gives up and exits (an API server outage longer than this restarts the leader); less than the lease duration.")
@@ -82,6 +90,10 @@ func run(o options) error {
 		return fmt.Errorf("invalid leader election timing: need 0 < --leader-election-retry-period (%s) < --leader-election-renew-deadline (%s) < --leader-election-lease-duration (%s)",
 			o.retryPeriod, o.renewDeadline, o.leaseDuration)
 	}
+	apis, err := parseMachineAPIs(o.machineAPIs)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 
@@ -97,15 +109,17 @@ func run(o options) error {
 	}
 	leaderID := o.leaderElectionID
 	if leaderID == "" {
-		leaderID = "machinestatus.machinestatus.io"
-		if !selector.Empty() {
-			leaderID = fmt.Sprintf("machinestatus-%08x.machinestatus.io", crc32.ChecksumIEEE([]byte(selector.String())))
-		}
+		leaderID = defaultLeaderElectionID(selector, apis)
 	}
 
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(v1alpha1.AddToScheme(scheme))
+	utilruntime.Must(clusterv1.AddToScheme(scheme))
+	cacheOptions := controllers.CacheOptions(selector)
+	if apis.clusterAPI {
+		cacheOptions = controllers.WithClusterAPIMachines(cacheOptions, selector)
+	}
 
 	metrics, certs, err := metricsOptions(o.metrics)
 	if err != nil {
@@ -123,7 +137,7 @@ func run(o options) error {
 		RetryPeriod:             &o.retryPeriod,
 		// The manager exits right after it stops leading, so it may hand the lease over at once.
 		LeaderElectionReleaseOnCancel: true,
-		Cache:                         controllers.CacheOptions(selector),
+		Cache:                         cacheOptions,
 	})
 	if err != nil {
 		return fmt.Errorf("cannot create the manager: %w", err)
@@ -133,16 +147,29 @@ func run(o options) error {
 			return fmt.Errorf("cannot add the metrics certificate watcher: %w", err)
 		}
 	}
-	r := &controllers.MachineReconciler{
-		Client:                  mgr.GetClient(),
-		Cache:                   mgr.GetCache(),
-		RESTMapper:              mgr.GetRESTMapper(),
-		Recorder:                mgr.GetEventRecorder("machinestatus"),
-		MaxConcurrentReconciles: o.maxConcurrentReconciles,
-		FieldOwner:              o.fieldManager,
+	if apis.machinestatus {
+		r := &controllers.MachineReconciler{
+			Client:                  mgr.GetClient(),
+			Cache:                   mgr.GetCache(),
+			RESTMapper:              mgr.GetRESTMapper(),
+			Recorder:                mgr.GetEventRecorder("machinestatus"),
+			MaxConcurrentReconciles: o.maxConcurrentReconciles,
+			FieldOwner:              o.fieldManager,
+		}
+		if err := r.SetupWithManager(ctx, mgr); err != nil {
+			return err
+		}
 	}
-	if err := r.SetupWithManager(ctx, mgr); err != nil {
-		return err
+	if apis.clusterAPI {
+		r := &controllers.ClusterAPIMachineReconciler{
+			Client:                  mgr.GetClient(),
+			Recorder:                mgr.GetEventRecorder("machinestatus"),
+			FieldOwner:              o.fieldManager,
+			MaxConcurrentReconciles: o.maxConcurrentReconciles,
+		}
+		if err := controllers.ServeClusterAPIMachines(mgr, r, o.clusterAPICheckInterval); err != nil {
+			return err
+		}
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("cannot add the health check: %w", err)

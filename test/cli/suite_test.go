@@ -25,6 +25,7 @@ import (
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/config/crd"
 	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/internal/clusterapicrd"
 	"github.com/machinestatus/machinestatus/test/internal/repo"
 )
 
@@ -82,7 +83,7 @@ func setUp() error {
 	if env.kubectl, err = repo.Binary(env.root, "KUBECTL_BIN", filepath.Join("bin", "k8s", "kubectl")); err != nil {
 		return err
 	}
-	if env.capiCRD, err = clusterAPIMachineCRD(env.root); err != nil {
+	if env.capiCRD, err = clusterapicrd.MachineCRD(env.root); err != nil {
 		return err
 	}
 	ours, err := embedded.LoadCRDs(crd.Bases)

@@ -26,22 +26,28 @@ const defaultImage = "machinestatus-manager:latest"
 // render returns the objects of `kubectl kustomize config/default`, in kustomize's order.
 func render(t *testing.T) []*unstructured.Unstructured {
 	t.Helper()
+	return renderDir(t, "config/default")
+}
+
+// renderDir returns the objects of `kubectl kustomize dir` (relative to the repository root).
+func renderDir(t *testing.T, dir string) []*unstructured.Unstructured {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, kubectl, "kustomize", "config/default")
+	cmd := exec.CommandContext(ctx, kubectl, "kustomize", dir)
 	cmd.Dir = root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("kubectl kustomize config/default: %v\n%s", err, stderr.String())
+		t.Fatalf("kubectl kustomize %s: %v\n%s", dir, err, stderr.String())
 	}
 	objs, err := decodeAll(out)
 	if err != nil {
-		t.Fatalf("kubectl kustomize config/default: %v", err)
+		t.Fatalf("kubectl kustomize %s: %v", dir, err)
 	}
 	if len(objs) == 0 {
-		t.Fatal("kubectl kustomize config/default rendered no object")
+		t.Fatalf("kubectl kustomize %s rendered no object", dir)
 	}
 	return objs
 }

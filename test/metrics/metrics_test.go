@@ -253,6 +253,7 @@ func checkFamilies(t *testing.T, fams families) {
 	for _, p := range v1alpha1.MachinePhases {
 		phases = append(phases, string(p))
 	}
+	apiGroup := []string{v1alpha1.GroupVersion.Group}
 	types := []string{}
 	for _, op := range v1alpha1.MachineOperationTypes {
 		types = append(types, string(op))
@@ -262,9 +263,10 @@ func checkFamilies(t *testing.T, fams families) {
 		typ    dto.MetricType
 		labels map[string][]string // label name → allowed values
 	}{
-		{machinesMetric, dto.MetricType_GAUGE, map[string][]string{"phase": phases}},
-		{transitionsMetric, dto.MetricType_COUNTER, map[string][]string{"from": append([]string{"none"}, phases...), "to": phases}},
-		{resultsMetric, dto.MetricType_COUNTER, map[string][]string{"type": types, "state": {"Successful", "Failed"}}},
+		// This manager serves machinestatus.io only (the default --machine-apis).
+		{machinesMetric, dto.MetricType_GAUGE, map[string][]string{"api_group": apiGroup, "phase": phases}},
+		{transitionsMetric, dto.MetricType_COUNTER, map[string][]string{"api_group": apiGroup, "from": append([]string{"none"}, phases...), "to": phases}},
+		{resultsMetric, dto.MetricType_COUNTER, map[string][]string{"api_group": apiGroup, "type": types, "state": {"Successful", "Failed"}}},
 	} {
 		fam, ok := fams[want.name]
 		if !ok {

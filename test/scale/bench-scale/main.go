@@ -32,31 +32,51 @@ func run() int {
 	steady := flag.Duration("steady", 2*time.Minute, "How long the fleet is held steady while idle writes are counted.")
 	workers := flag.Int("max-concurrent-reconciles", 4, "Passed to the manager.")
 	writeDocs := flag.Bool("write-docs", false, "Record the table in docs/benchmarks.md.")
+	apis := flag.String("machine-apis", "machinestatus.io", "The manager's Machine API: machinestatus.io (kwok Nodes, the simulated provider) or cluster.x-k8s.io (Cluster API Machines whose status the harness writes and rewrites).")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
-	res, err := scale.Run(ctx, scale.Options{
-		N: *n, Steady: *steady, StateDir: ".scale", MaxConcurrentReconciles: *workers, Out: os.Stdout,
-	})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "bench-scale FAILED: %v (logs in .scale/)\n", err)
-		return 1
+	o := scale.Options{N: *n, Steady: *steady, StateDir: ".scale", MaxConcurrentReconciles: *workers, Out: os.Stdout}
+	var (
+		table      string
+		goals      []scale.Goal
+		key, title = fmt.Sprintf("N=%d", *n), fmt.Sprintf("Fleet scale, N = %d", *n)
+		cmd        = fmt.Sprintf("make bench-scale N=%d", *n)
+	)
+	switch *apis {
+	case "machinestatus.io":
+		res, err := scale.Run(ctx, o)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench-scale FAILED: %v (logs in .scale/)\n", err)
+			return 1
+		}
+		table, goals = res.Table(), res.Goals()
+	case "cluster.x-k8s.io":
+		res, err := scale.RunClusterAPI(ctx, o)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench-scale FAILED: %v (logs in .scale/)\n", err)
+			return 1
+		}
+		table, goals = res.Table(), res.Goals()
+		key, title = "clusterapi "+key, fmt.Sprintf("Cluster API mode, N = %d", *n)
+		cmd += " MACHINE_APIS=cluster.x-k8s.io"
+	default:
+		fmt.Fprintf(os.Stderr, "bench-scale: unknown -machine-apis %q: machinestatus.io or cluster.x-k8s.io\n", *apis)
+		return 2
 	}
-	table := res.Table()
 	fmt.Printf("\n%s\n", table)
 	failed := 0
-	for _, g := range res.Goals() {
+	for _, g := range goals {
 		mark := "ok  "
 		if !g.Met {
 			mark, failed = "FAIL", failed+1
 		}
-		fmt.Printf("%s %-36s %s\n", mark, g.Name, g.Figure)
+		fmt.Printf("%s %-40s %s\n", mark, g.Name, g.Figure)
 	}
 	if *writeDocs {
-		cmd := fmt.Sprintf("make bench-scale N=%d", *n)
-		if err := record(*n, cmd, table, time.Since(start)); err != nil {
+		if err := record(key, title, cmd, table, time.Since(start)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -69,8 +89,8 @@ func run() int {
 	return 0
 }
 
-// record replaces (or appends) the section for N in docs/benchmarks.md.
-func record(n int, cmd, table string, took time.Duration) error {
+// record replaces (or appends) the section key ("N=1000") of docs/benchmarks.md, titled title.
+func record(key, title, cmd, table string, took time.Duration) error {
 	root, err := repo.Root()
 	if err != nil {
 		return err
@@ -80,9 +100,9 @@ func record(n int, cmd, table string, took time.Duration) error {
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	begin, end := fmt.Sprintf("<!-- scale N=%d begin -->", n), fmt.Sprintf("<!-- scale N=%d end -->", n)
-	section := fmt.Sprintf("%s\n### Fleet scale, N = %d\n\n`%s` on %s (%d cores, %s), %s; the whole run took %s.\n\n%s%s",
-		begin, n, cmd, host.CPUModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"),
+	begin, end := fmt.Sprintf("<!-- scale %s begin -->", key), fmt.Sprintf("<!-- scale %s end -->", key)
+	section := fmt.Sprintf("%s\n### %s\n\n`%s` on %s (%d cores, %s), %s; the whole run took %s.\n\n%s%s",
+		begin, title, cmd, host.CPUModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"),
 		took.Round(time.Second), table, end)
 	re := regexp.MustCompile(`(?s)` + regexp.QuoteMeta(begin) + `.*?` + regexp.QuoteMeta(end))
 	var out string

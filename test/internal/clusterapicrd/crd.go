@@ -1,4 +1,6 @@
-package cli
+// Package clusterapicrd gives the tests Cluster API's own CRDs, from Cluster API's root module
+// in the Go module cache (never required by the main module).
+package clusterapicrd
 
 import (
 	"encoding/json"
@@ -25,10 +27,10 @@ const (
 	clusterAPIMachineCRDPath = "core/config/crd/bases/cluster.x-k8s.io_machines.yaml"
 )
 
-// clusterAPIMachineCRD returns Cluster API's Machine CRD (machines.cluster.x-k8s.io) at the
+// MachineCRD returns Cluster API's Machine CRD (machines.cluster.x-k8s.io) at the
 // version of clusterAPIAPIModule that root's go.mod requires, downloading the root module
 // through the Go module proxy when the module cache does not have it yet.
-func clusterAPIMachineCRD(root string) (*apiextensionsv1.CustomResourceDefinition, error) {
+func MachineCRD(root string) (*apiextensionsv1.CustomResourceDefinition, error) {
 	version, err := goCommand(root, "list", "-m", "-f", "{{.Version}}", clusterAPIAPIModule)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,101 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// DefaultClusterAPICheckInterval is how often ServeClusterAPIMachines asks the API server
+// whether it serves Cluster API Machines, while it does not.
+const DefaultClusterAPICheckInterval = 30 * time.Second
+
+// machineAPIServedMetric is machinestatus_machine_api_served{api_group}: 1 while this manager
+// reconciles the Machines of that API, 0 while it waits for the API server to serve them.
+var machineAPIServedMetric = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	Name: "machinestatus_machine_api_served",
+	Help: "1 when this manager reconciles the Machines of the API group (its CRD is served), 0 while it waits for the CRD.",
+}, []string{apiGroupLabel})
+
+func init() { metrics.Registry.MustRegister(machineAPIServedMetric) }
+
+// WithClusterAPIMachines returns o with a cache entry for Cluster API Machines: only those
+// matching machineSelector (nil or empty: all), without managedFields and kubectl's
+// last-applied annotation, which the reconciler never reads.
+func WithClusterAPIMachines(o cache.Options, machineSelector labels.Selector) cache.Options {
+	entry := cache.ByObject{Transform: stripMachine}
+	if machineSelector != nil && !machineSelector.Empty() {
+		entry.Label = machineSelector
+	}
+	if o.ByObject == nil {
+		o.ByObject = map[client.Object]cache.ByObject{}
+	}
+	o.ByObject[&clusterv1.Machine{}] = entry
+	return o
+}
+
+// ServeClusterAPIMachines adds to mgr a runnable (elected with the manager's leader election)
+// that sets r up as soon as the API server serves machines.cluster.x-k8s.io at v1beta2
+// (Cluster API v1.11 or later). Until then it logs once that Cluster API is not installed and
+// checks again every interval (zero: DefaultClusterAPICheckInterval), with
+// machinestatus_machine_api_served{api_group="cluster.x-k8s.io"} at 0: a manager started
+// before Cluster API keeps running, healthy, and picks the Machines up once the CRD is
+// installed. It returns an error when the runnable cannot be added.
+func ServeClusterAPIMachines(mgr ctrl.Manager, r *ClusterAPIMachineReconciler, interval time.Duration) error {
+	if interval <= 0 {
+		interval = DefaultClusterAPICheckInterval
+	}
+	served := machineAPIServedMetric.WithLabelValues(clusterv1.GroupVersion.Group)
+	served.Set(0)
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		logger := ctrl.Log.WithName("clusterapi")
+		logged := ""
+		for {
+			err := clusterAPIMachinesServed(mgr.GetRESTMapper())
+			if err == nil {
+				if err := r.SetupWithManager(mgr); err != nil {
+					return err
+				}
+				served.Set(1)
+				logger.Info("reconciling Cluster API Machines", "resource", "machines.cluster.x-k8s.io/v1beta2")
+				return nil
+			}
+			if msg := err.Error(); msg != logged {
+				logger.Info("not reconciling Cluster API Machines yet: "+msg, "checkingEvery", interval.String())
+				logged = msg
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(interval):
+			}
+		}
+	}))
+}
+
+// clusterAPIMachinesServed returns nil when mapper maps Cluster API's Machine kind at v1beta2,
+// else an error saying what is missing.
+func clusterAPIMachinesServed(mapper meta.RESTMapper) error {
+	gk := clusterv1.GroupVersion.WithKind("Machine").GroupKind()
+	_, err := mapper.RESTMapping(gk, clusterv1.GroupVersion.Version)
+	switch {
+	case meta.IsNoMatchError(err):
+		if _, other := mapper.RESTMapping(gk); other == nil {
+			return fmt.Errorf("the API server serves machines.cluster.x-k8s.io, but not at %s (Cluster API v1.11 or later is needed)", clusterv1.GroupVersion.Version)
+		}
+		return fmt.Errorf("the API server serves no machines.cluster.x-k8s.io (is Cluster API installed?)")
+	case err != nil:
+		return fmt.Errorf("cannot ask the API server for machines.cluster.x-k8s.io: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,385 @@
+package clusterapimanager
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/machinestatus/machinestatus/aggregate"
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/internal/fleet"
+)
+
+// TestStartsBeforeClusterAPI: started before Cluster API's CRD was installed, the manager said
+// so in its log and its metric, kept running, and picked the CRD up once installed (setUp).
+func TestStartsBeforeClusterAPI(t *testing.T) {
+	if !strings.Contains(env.notServedLog, "serves no machines.cluster.x-k8s.io (is Cluster API installed?)") {
+		t.Errorf("log line while Cluster API was not installed: %q, want it to say that machines.cluster.x-k8s.io is not served", env.notServedLog)
+	}
+	if env.servedBefore != 0 {
+		t.Errorf("machinestatus_machine_api_served{api_group=cluster.x-k8s.io} before Cluster API = %v, want 0", env.servedBefore)
+	}
+	if got, err := servedMetric(context.Background()); err != nil || got != 1 {
+		t.Errorf("machinestatus_machine_api_served{api_group=cluster.x-k8s.io} after = %v (%v), want 1", got, err)
+	}
+	select {
+	case <-env.manager.Done():
+		t.Fatalf("the manager exited: %v", env.manager.ExitError())
+	default:
+	}
+}
+
+// TestLifecycle: a new Cluster API Machine gets its lastOperation in the annotation, Running
+// makes it Create Successful; events and metrics say so with api_group cluster.x-k8s.io; the
+// manager's only field is that annotation key; deletion is not blocked.
+func TestLifecycle(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	m := newMachine(t, ns, "worker-0", true)
+
+	op := waitForOperation(t, m, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
+	if op.Description == "" {
+		t.Errorf("Create Processing without a description: %+v", op)
+	}
+	setStatus(t, m, running)
+	waitForOperation(t, m, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful)
+
+	waitForEvents(t, ns, m.Name, "MachineRunning", "CreateSucceeded")
+	waitForMetric(t, "machinestatus_machine_operation_results_total",
+		map[string]string{"api_group": "cluster.x-k8s.io", "type": "Create", "state": "Successful"}, 1)
+	waitForMetric(t, "machinestatus_machines", map[string]string{"api_group": "cluster.x-k8s.io", "phase": "Running"}, 1)
+
+	got := &clusterv1.Machine{}
+	if err := env.k8s.Get(ctx, client.ObjectKeyFromObject(m), got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Finalizers) != 0 {
+		t.Errorf("finalizers %v, want none", got.Finalizers)
+	}
+	if got.Generation != 1 {
+		t.Errorf("generation %d, want 1: the spec must not change", got.Generation)
+	}
+	// The manager owns exactly one field: the annotation key, through a patch (operation Update).
+	wantFields := `{"f:metadata":{"f:annotations":{"f:` + aggregate.LastOperationAnnotation + `":{}}}}`
+	var owned []string
+	for _, f := range got.ManagedFields {
+		if f.Manager == fieldManager {
+			owned = append(owned, fmt.Sprintf("%s %s %s", f.Operation, f.Subresource, f.FieldsV1.String()))
+		}
+	}
+	if diff := cmp.Diff([]string{"Update  " + wantFields}, owned); diff != "" {
+		t.Errorf("fields managed by %s (-want +got):\n%s", fieldManager, diff)
+	}
+
+	if err := env.k8s.Delete(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	err := poll(ctx, time.Minute, func() (bool, error) {
+		err := env.k8s.Get(ctx, client.ObjectKeyFromObject(m), &clusterv1.Machine{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("the deleted Machine is still there: %v", err)
+	}
+}
+
+// TestIdleStatusRewritesCauseNoWrite: Cluster API rewrites a Machine's status often; rewrites
+// that leave phase and lastOperation as they were send no write. The API server's own request
+// counter counts the Machine patches: twenty status rewrites, then one change of the Node's
+// readiness, must cost exactly one patch (the last one's), which also proves the rewrites were
+// all reconciled before it.
+func TestIdleStatusRewritesCauseNoWrite(t *testing.T) {
+	ns := newNamespace(t)
+	m := newMachine(t, ns, "idle-0", true)
+	setStatus(t, m, running)
+	waitForOperation(t, m, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful)
+	waitForEvents(t, ns, m.Name, "CreateSucceeded")
+
+	before := machinePatches(t)
+	for i := range 20 {
+		setStatus(t, m, func(s *clusterv1.MachineStatus) {
+			// What Cluster API rewrites without a change of phase or lastOperation.
+			s.Addresses = []clusterv1.MachineAddress{{Type: clusterv1.MachineInternalIP, Address: fmt.Sprintf("10.0.0.%d", i)}}
+			s.NodeInfo = &corev1.NodeSystemInfo{KubeletVersion: fmt.Sprintf("v1.36.%d", i)}
+			meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: clusterv1.MachineAvailableCondition,
+				Status: metav1.ConditionFalse, Reason: "NotAvailable", Message: fmt.Sprintf("rewrite %d", i),
+				LastTransitionTime: metav1.NewTime(time.Now().Truncate(time.Second))})
+		})
+	}
+	setStatus(t, m, func(s *clusterv1.MachineStatus) {
+		meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: clusterv1.MachineNodeReadyCondition,
+			Status: metav1.ConditionFalse, Reason: clusterv1.MachineNodeNotReadyReason, Message: "* Node.Ready: kubelet stopped posting node status",
+			LastTransitionTime: metav1.NewTime(time.Now().Truncate(time.Second))})
+	})
+	waitForOperation(t, m, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateProcessing)
+	if got := machinePatches(t) - before; got != 1 {
+		t.Errorf("%v patches of machines.cluster.x-k8s.io for 20 status rewrites and one real change, want 1", got)
+	}
+}
+
+// TestShard: a Machine outside the manager's --machine-selector is never written.
+func TestShard(t *testing.T) {
+	ns := newNamespace(t)
+	outside := newMachine(t, ns, "other-shard", false)
+	inside := newMachine(t, ns, "this-shard", true)
+	waitForOperation(t, inside, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
+	got := &clusterv1.Machine{}
+	if err := env.k8s.Get(context.Background(), client.ObjectKeyFromObject(outside), got); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Annotations[aggregate.LastOperationAnnotation]; ok {
+		t.Errorf("a Machine outside the shard got the annotation %s", v)
+	}
+}
+
+// TestUnreadableAnnotationIsReplaced: a hand-edited annotation that is no lastOperation is
+// replaced by the one the conditions give.
+func TestUnreadableAnnotationIsReplaced(t *testing.T) {
+	ns := newNamespace(t)
+	m := newMachine(t, ns, "edited", true)
+	waitForOperation(t, m, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
+	patch := []byte(`{"metadata":{"annotations":{"` + aggregate.LastOperationAnnotation + `":"not json"}}}`)
+	if err := env.k8s.Patch(context.Background(), m.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	waitForOperation(t, m, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
+}
+
+// TestLeaderElection: the manager holds a Lease of its own in its namespace, named for its
+// shard and API (not the default machinestatus.machinestatus.io of a machinestatus manager).
+func TestLeaderElection(t *testing.T) {
+	leases := &coordinationv1.LeaseList{}
+	if err := env.k8s.List(context.Background(), leases, client.InNamespace(managerNamespace)); err != nil {
+		t.Fatal(err)
+	}
+	var held []string
+	for _, l := range leases.Items {
+		if l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != "" {
+			held = append(held, l.Name)
+		}
+	}
+	if len(held) != 1 || held[0] == "machinestatus.machinestatus.io" || !strings.HasSuffix(held[0], ".machinestatus.io") {
+		t.Errorf("held Leases in %s: %v, want one machinestatus-<hash>.machinestatus.io", managerNamespace, held)
+	}
+}
+
+// TestRBAC: what the manager's user may do is config/clusterapi's ClusterRole (and the leader
+// election Role), which the tests above show is enough, and no more.
+func TestRBAC(t *testing.T) {
+	tests := []struct {
+		verb, group, resource, subresource, namespace string
+		want                                          bool
+	}{
+		{"get", clusterv1.GroupVersion.Group, "machines", "", "default", true},
+		{"list", clusterv1.GroupVersion.Group, "machines", "", "", true},
+		{"watch", clusterv1.GroupVersion.Group, "machines", "", "", true},
+		{"patch", clusterv1.GroupVersion.Group, "machines", "", "default", true},
+		{"create", "events.k8s.io", "events", "", "default", true},
+		{"patch", "events.k8s.io", "events", "", "default", true},
+		{"update", "coordination.k8s.io", "leases", "", managerNamespace, true},
+		{"update", clusterv1.GroupVersion.Group, "machines", "", "default", false},
+		{"patch", clusterv1.GroupVersion.Group, "machines", "status", "default", false},
+		{"delete", clusterv1.GroupVersion.Group, "machines", "", "default", false},
+		{"create", clusterv1.GroupVersion.Group, "machines", "", "default", false},
+		{"list", clusterv1.GroupVersion.Group, "machinesets", "", "", false},
+		{"list", "", "nodes", "", "", false},
+		{"list", "", "secrets", "", "", false},
+		{"list", "infrastructure.cluster.x-k8s.io", "simmachines", "", "", false},
+		{"list", v1alpha1.GroupVersion.Group, "machines", "", "", false},
+		{"update", "coordination.k8s.io", "leases", "", "default", false},
+	}
+	for _, tt := range tests {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: managerUser, Groups: []string{"system:authenticated"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Verb: tt.verb, Group: tt.group, Resource: tt.resource, Subresource: tt.subresource, Namespace: tt.namespace,
+			},
+		}}
+		if err := env.k8s.Create(context.Background(), sar); err != nil {
+			t.Fatal(err)
+		}
+		if sar.Status.Allowed != tt.want {
+			t.Errorf("%s %s/%s.%s in %q: allowed %v, want %v", tt.verb, tt.resource, tt.subresource, tt.group, tt.namespace, sar.Status.Allowed, tt.want)
+		}
+	}
+}
+
+// running is the status Cluster API writes for a Machine whose Node is Ready.
+func running(s *clusterv1.MachineStatus) {
+	fleet.SetClusterAPIRunning(s, "node-0", metav1.NewTime(time.Now().Truncate(time.Second)))
+}
+
+// newNamespace creates a namespace for one test.
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "capi-"}}
+	if err := env.k8s.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+// newMachine creates a Cluster API Machine with bootstrap data given by name, in the manager's
+// shard when inShard.
+func newMachine(t *testing.T, ns, name string, inShard bool) *clusterv1.Machine {
+	t.Helper()
+	m := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: clusterv1.MachineSpec{
+			ClusterName: "cluster-0",
+			Bootstrap:   clusterv1.Bootstrap{DataSecretName: ptr.To(name + "-bootstrap")},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "SimMachine", Name: name,
+			},
+		},
+	}
+	if inShard {
+		m.Labels = map[string]string{shardLabel: shardValue}
+	}
+	if err := env.k8s.Create(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// setStatus reads m, applies edit to its status and writes the status, as Cluster API does.
+func setStatus(t *testing.T, m *clusterv1.Machine, edit func(*clusterv1.MachineStatus)) {
+	t.Helper()
+	ctx := context.Background()
+	err := poll(ctx, time.Minute, func() (bool, error) {
+		got := &clusterv1.Machine{}
+		if err := env.k8s.Get(ctx, client.ObjectKeyFromObject(m), got); err != nil {
+			return false, err
+		}
+		edit(&got.Status)
+		err := env.k8s.Status().Update(ctx, got)
+		if apierrors.IsConflict(err) {
+			return false, nil
+		}
+		return err == nil, err
+	})
+	if err != nil {
+		t.Fatalf("cannot write the status of %s/%s: %v", m.Namespace, m.Name, err)
+	}
+}
+
+// waitForOperation waits until m's annotation holds a lastOperation of type typ in state
+// state, and returns it.
+func waitForOperation(t *testing.T, m *clusterv1.Machine, typ v1alpha1.MachineOperationType, state v1alpha1.MachineOperationState) *v1alpha1.LastOperation {
+	t.Helper()
+	ctx := context.Background()
+	var op *v1alpha1.LastOperation
+	last := "no annotation"
+	err := poll(ctx, 2*time.Minute, func() (bool, error) {
+		got := &clusterv1.Machine{}
+		if err := env.k8s.Get(ctx, client.ObjectKeyFromObject(m), got); err != nil {
+			return false, err
+		}
+		last = got.Annotations[aggregate.LastOperationAnnotation]
+		var err error
+		op, err = aggregate.LastOperationFromAnnotations(got.Annotations)
+		return err == nil && op != nil && op.Type == typ && op.State == state, nil
+	})
+	if err != nil {
+		t.Fatalf("%s/%s: waiting for lastOperation %s %s: %v; annotation: %s\n%s", m.Namespace, m.Name, typ, state, err, last, env.manager.Tail(20))
+	}
+	return op
+}
+
+// waitForEvents waits until the Machine name in ns has events of every reason.
+func waitForEvents(t *testing.T, ns, name string, reasons ...string) {
+	t.Helper()
+	ctx := context.Background()
+	var seen []string
+	err := poll(ctx, time.Minute, func() (bool, error) {
+		list := &eventsv1.EventList{}
+		if err := env.k8s.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return false, err
+		}
+		seen = seen[:0]
+		for _, e := range list.Items {
+			if e.Regarding.Name == name && e.Regarding.Kind == "Machine" && e.Regarding.APIVersion == clusterv1.GroupVersion.String() {
+				seen = append(seen, e.Reason)
+			}
+		}
+		for _, r := range reasons {
+			if !slices.Contains(seen, r) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("events of %s/%s: %v, want %v: %v", ns, name, seen, reasons, err)
+	}
+}
+
+// waitForMetric waits until the manager's metric name, summed over the samples with labels,
+// is at least want.
+func waitForMetric(t *testing.T, name string, labels map[string]string, want float64) {
+	t.Helper()
+	ctx := context.Background()
+	got := 0.0
+	var scrapeErr error
+	err := poll(ctx, time.Minute, func() (bool, error) {
+		samples, err := managerMetrics(ctx)
+		scrapeErr = err // the endpoint may not answer yet
+		if samples == nil {
+			return false, nil
+		}
+		got = metricValue(samples, name, labels)
+		return got >= want, nil
+	})
+	if err != nil {
+		t.Fatalf("%s%v = %v, want at least %v (last scrape error: %v)", name, labels, got, want, scrapeErr)
+	}
+}
+
+// machinePatches returns how many PATCH requests on machines.cluster.x-k8s.io (not its status)
+// the API server has served, from its own apiserver_request_total.
+func machinePatches(t *testing.T) float64 {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(env.cp.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, m := range families["apiserver_request_total"].GetMetric() {
+		l := map[string]string{}
+		for _, p := range m.GetLabel() {
+			l[p.GetName()] = p.GetValue()
+		}
+		if l["group"] == clusterv1.GroupVersion.Group && l["resource"] == "machines" && l["subresource"] == "" && l["verb"] == "PATCH" {
+			total += m.GetCounter().GetValue()
+		}
+	}
+	return total
+}

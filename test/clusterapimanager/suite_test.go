@@ -1,0 +1,286 @@
+// Package clusterapimanager tests the manager's Cluster API mode: bin/manager as its own process
+// with --machine-apis=cluster.x-k8s.io, a --machine-selector shard and leader election, running
+// as a user bound only to the ClusterRole of config/clusterapi and the leader election Role of
+// config/rbac, against a real kube-apiserver + etcd that serves Cluster API's own Machine CRD.
+// Cluster API's controllers do not run: the tests write Machines and their status as Cluster
+// API would. The manager starts before the CRD is installed, as on a cluster where Cluster API
+// comes later.
+package clusterapimanager
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/internal/clusterapicrd"
+	"github.com/machinestatus/machinestatus/test/internal/fleet"
+	"github.com/machinestatus/machinestatus/test/internal/host"
+	"github.com/machinestatus/machinestatus/test/internal/proc"
+	"github.com/machinestatus/machinestatus/test/internal/repo"
+)
+
+const (
+	// managerUser is the identity the manager runs as; managerNamespace holds its Lease.
+	managerUser      = fleet.ManagerUser
+	managerNamespace = fleet.ManagerNamespace
+	// shardLabel selects the Machines of the manager's shard (--machine-selector=shard=a).
+	shardLabel = "shard"
+	shardValue = "a"
+	// fieldManager is the manager's --field-manager (its default).
+	fieldManager = "machinestatus"
+)
+
+// env is what every test of the package shares.
+var env struct {
+	root       string
+	dir        string
+	cp         *embedded.ControlPlane
+	k8s        client.Client // admin
+	manager    *proc.Process
+	metricsURL string
+	// notServedLog is the manager's log line while Cluster API was not installed, and
+	// servedBefore its machinestatus_machine_api_served then (setUp records both).
+	notServedLog string
+	servedBefore float64
+}
+
+var scheme = runtime.NewScheme()
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	err := setUp()
+	defer tearDown()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if env.manager != nil {
+			fmt.Fprintf(os.Stderr, "last lines of the manager's log:\n%s\n", env.manager.Tail(30))
+		}
+		return 1
+	}
+	return m.Run()
+}
+
+func setUp() error {
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(clusterv1.AddToScheme(scheme))
+	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
+	ctx := context.Background()
+
+	var err error
+	if env.root, err = repo.Root(); err != nil {
+		return err
+	}
+	managerBin, err := repo.Binary(env.root, "MANAGER_BIN", filepath.Join("bin", "manager"))
+	if err != nil {
+		return err
+	}
+	capiCRD, err := clusterapicrd.MachineCRD(env.root)
+	if err != nil {
+		return err
+	}
+	if env.dir, err = os.MkdirTemp("", "machinestatus-clusterapi-"); err != nil {
+		return err
+	}
+	assets := os.Getenv(embedded.AssetsEnv)
+	if assets == "" {
+		assets = filepath.Join(env.root, "bin", "k8s")
+	}
+	// No CRD at first: Cluster API is installed after the manager started.
+	if env.cp, err = embedded.Start(embedded.Options{AssetsDir: assets}); err != nil {
+		return err
+	}
+	if env.k8s, err = client.New(env.cp.Config, client.Options{Scheme: scheme}); err != nil {
+		return err
+	}
+	kubeconfig := filepath.Join(env.dir, "manager-kubeconfig")
+	if err := fleet.GrantClusterAPIManager(ctx, env.cp, kubeconfig); err != nil {
+		return err
+	}
+	port, err := host.FreePort()
+	if err != nil {
+		return err
+	}
+	env.metricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	env.manager, err = proc.Start(proc.Options{
+		Name: "manager",
+		Args: []string{managerBin, "--kubeconfig", kubeconfig,
+			"--machine-apis=cluster.x-k8s.io",
+			"--machine-selector=" + shardLabel + "=" + shardValue,
+			"--leader-elect", "--leader-election-namespace=" + managerNamespace,
+			fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port),
+			"--health-probe-bind-address=0",
+			"--clusterapi-check-interval=1s",
+		},
+		LogPath: filepath.Join(env.dir, "manager.log"),
+	})
+	if err != nil {
+		return err
+	}
+
+	// Without Cluster API: the manager says so, reports 0, and keeps running.
+	if env.notServedLog, err = waitForLog(ctx, "not reconciling Cluster API Machines yet"); err != nil {
+		return err
+	}
+	if env.servedBefore, err = servedMetric(ctx); err != nil {
+		return err
+	}
+	if err := env.k8s.Create(ctx, capiCRD.DeepCopy()); err != nil {
+		return fmt.Errorf("cannot install Cluster API's Machine CRD: %w", err)
+	}
+	if err := waitEstablished(ctx, capiCRD.Name); err != nil {
+		return err
+	}
+	_, err = waitForLog(ctx, "reconciling Cluster API Machines")
+	return err
+}
+
+func tearDown() {
+	if env.manager != nil {
+		env.manager.Stop(10 * time.Second)
+	}
+	if env.cp != nil {
+		_ = env.cp.Stop()
+	}
+	if env.dir != "" {
+		_ = os.RemoveAll(env.dir)
+	}
+}
+
+// waitForLog waits (up to two minutes) for a line of the manager's log containing s and
+// returns it.
+func waitForLog(ctx context.Context, s string) (string, error) {
+	var line string
+	err := poll(ctx, 2*time.Minute, func() (bool, error) {
+		select {
+		case <-env.manager.Done():
+			return false, fmt.Errorf("the manager exited: %w", env.manager.ExitError())
+		default:
+		}
+		f, err := os.Open(env.manager.LogPath)
+		if err != nil {
+			return false, nil
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), s) {
+				line = sc.Text()
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("waiting for %q in the manager's log: %w", s, err)
+	}
+	return line, nil
+}
+
+func waitEstablished(ctx context.Context, name string) error {
+	return poll(ctx, time.Minute, func() (bool, error) {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := env.k8s.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		for _, c := range crd.Status.Conditions {
+			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// poll calls check every 200 ms until it reports done or an error, or timeout passes.
+func poll(ctx context.Context, timeout time.Duration, check func() (bool, error)) error {
+	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true,
+		func(context.Context) (bool, error) { return check() })
+}
+
+// managerMetrics scrapes the manager's metrics endpoint.
+func managerMetrics(ctx context.Context) (map[string][]model.Sample, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, env.metricsURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	dec := expfmt.SampleDecoder{
+		Dec:  expfmt.NewDecoder(resp.Body, expfmt.NewFormat(expfmt.TypeTextPlain)),
+		Opts: &expfmt.DecodeOptions{Timestamp: model.Now()},
+	}
+	out := map[string][]model.Sample{}
+	for {
+		var v model.Vector
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		for _, s := range v {
+			name := string(s.Metric[model.MetricNameLabel])
+			out[name] = append(out[name], *s)
+		}
+	}
+	return out, nil
+}
+
+// metricValue returns the sum of the samples of name whose labels include want.
+func metricValue(samples map[string][]model.Sample, name string, want map[string]string) float64 {
+	total := 0.0
+	for _, s := range samples[name] {
+		match := true
+		for k, v := range want {
+			if string(s.Metric[model.LabelName(k)]) != v {
+				match = false
+			}
+		}
+		if match {
+			total += float64(s.Value)
+		}
+	}
+	return total
+}
+
+// servedMetric returns machinestatus_machine_api_served{api_group="cluster.x-k8s.io"}, waiting
+// until the endpoint answers.
+func servedMetric(ctx context.Context) (float64, error) {
+	var v float64
+	var scrapeErr error
+	err := poll(ctx, time.Minute, func() (bool, error) {
+		samples, err := managerMetrics(ctx)
+		scrapeErr = err // the endpoint may not answer yet
+		if samples == nil {
+			return false, nil
+		}
+		if len(samples["machinestatus_machine_api_served"]) == 0 {
+			return false, nil
+		}
+		v = metricValue(samples, "machinestatus_machine_api_served", map[string]string{"api_group": "cluster.x-k8s.io"})
+		return true, nil
+	})
+	if err != nil {
+		return v, fmt.Errorf("%w (last scrape error: %w)", err, scrapeErr)
+	}
+	return v, nil
+}
