@@ -70,7 +70,7 @@ func displayName(program string) string {
 
 // newRootCommand returns the root command, named name in help, with the kubectl connection
 // flags (genericclioptions.ConfigFlags: --kubeconfig, --context, -n/--namespace, …) and the
-// describe subcommand. *ran becomes true once a subcommand's own code starts, so that Main
+// describe and get subcommands. *ran becomes true once a subcommand's own code starts, so that Main
 // tells cobra's usage errors from the command's failures.
 func newRootCommand(name string, streams genericiooptions.IOStreams) (*cobra.Command, *bool) {
 	ran := new(bool)
@@ -89,7 +89,7 @@ func newRootCommand(name string, streams genericiooptions.IOStreams) (*cobra.Com
 	root.SetErr(streams.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Msg: err.Error()} })
 	config.AddFlags(root.PersistentFlags())
-	root.AddCommand(newDescribeCommand(name, config, streams, ran))
+	root.AddCommand(newDescribeCommand(name, config, streams, ran), newGetCommand(name, config, streams, ran))
 	return root, ran
 }
 
@@ -156,41 +156,11 @@ func (o *describeOptions) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	namespace, _, err := o.config.ToRawKubeConfigLoader().Namespace()
+	machines, fetched, err := fetchArgs(ctx, o.config, args, o.allNamespaces, o.selector, "described")
 	if err != nil {
 		return err
 	}
-	if o.allNamespaces {
-		namespace = ""
-	}
-	mapper, err := o.config.ToRESTMapper()
-	if err != nil {
-		return err
-	}
-	targets, err := ParseArgs(args, mapper)
-	if err != nil {
-		return err
-	}
-	for _, t := range targets {
-		switch {
-		case t.Name != "" && o.allNamespaces:
-			return &UsageError{Msg: "a Machine cannot be described by name across all namespaces: drop -A or the name"}
-		case t.Name != "" && o.selector != "":
-			return &UsageError{Msg: "a Machine cannot be described both by name and by --selector"}
-		}
-	}
-	restConfig, err := o.config.ToRESTConfig()
-	if err != nil {
-		return err
-	}
-	client, err := dynamic.NewForConfig(restConfig)
-	if err != nil {
-		return err
-	}
-	machines, err := Fetch(ctx, client, targets, Query{Namespace: namespace, Selector: o.selector})
-	if err != nil {
-		return err
-	}
+	namespace := fetched.namespace
 	ds := make([]Description, 0, len(machines))
 	for _, m := range machines {
 		d, err := Describe(m)
@@ -225,4 +195,53 @@ func (o *describeOptions) writer() (func(io.Writer, []Description) error, error)
 		return WriteYAML, nil
 	}
 	return nil, &UsageError{Msg: fmt.Sprintf("unknown output format %q: use text, json or yaml", o.output)}
+}
+
+// fetched says what fetchArgs read.
+type fetched struct {
+	// namespace is the namespace read; empty for every namespace.
+	namespace string
+	// targets are the parsed arguments.
+	targets []Target
+}
+
+// fetchArgs reads the Machines args name (as ParseArgs reads them) from the cluster config
+// points at: in the namespace of the flags or kubeconfig, or every namespace with
+// allNamespaces, matching selector. verb ("described", "listed") words the *UsageError of a
+// name given with -A or --selector. It returns Fetch's, ParseArgs' or the configuration's error.
+func fetchArgs(ctx context.Context, config *genericclioptions.ConfigFlags, args []string, allNamespaces bool, selector, verb string) ([]Machine, fetched, error) {
+	var f fetched
+	namespace, _, err := config.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return nil, f, err
+	}
+	if allNamespaces {
+		namespace = ""
+	}
+	f.namespace = namespace
+	mapper, err := config.ToRESTMapper()
+	if err != nil {
+		return nil, f, err
+	}
+	if f.targets, err = ParseArgs(args, mapper); err != nil {
+		return nil, f, err
+	}
+	for _, t := range f.targets {
+		switch {
+		case t.Name != "" && allNamespaces:
+			return nil, f, &UsageError{Msg: "a Machine cannot be " + verb + " by name across all namespaces: drop -A or the name"}
+		case t.Name != "" && selector != "":
+			return nil, f, &UsageError{Msg: "a Machine cannot be " + verb + " both by name and by --selector"}
+		}
+	}
+	restConfig, err := config.ToRESTConfig()
+	if err != nil {
+		return nil, f, err
+	}
+	client, err := dynamic.NewForConfig(restConfig)
+	if err != nil {
+		return nil, f, err
+	}
+	machines, err := Fetch(ctx, client, f.targets, Query{Namespace: namespace, Selector: selector})
+	return machines, f, err
 }

@@ -1,0 +1,136 @@
+package describe
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
+)
+
+// Output formats of get's --output besides the table (OutputJSON, OutputYAML).
+const (
+	OutputWide = "wide"
+	OutputName = "name"
+)
+
+// getOptions are get's flags and what it runs with.
+type getOptions struct {
+	config        *genericclioptions.ConfigFlags
+	streams       genericiooptions.IOStreams
+	allNamespaces bool
+	selector      string
+	output        string
+	noHeaders     bool
+	showLabels    bool
+	now           func() time.Time
+}
+
+// newGetCommand returns `get`, named name in its examples.
+func newGetCommand(name string, config *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, ran *bool) *cobra.Command {
+	o := &getOptions{config: config, streams: streams, now: time.Now}
+	cmd := &cobra.Command{
+		Use:   "get [TYPE[.VERSION][.GROUP] [NAME...] | TYPE[.VERSION][.GROUP]/NAME...]",
+		Short: "List Machines with their phase and lastOperation, as kubectl get does",
+		Long: `List Machines, one line each, as kubectl get does: machinestatus.io/v1alpha1 Machines as their
+controller wrote them, and Cluster API cluster.x-k8s.io/v1beta2 Machines with the phase and
+lastOperation machinestatus derives from their conditions (docs/clusterapi.md), next to Cluster
+API's own phase where it differs (CAPI-PHASE).
+
+A Cluster API Machine's lastOperation uses the history a machinestatus manager keeps in its
+machinestatus.io/last-operation annotation (manager --machine-apis=cluster.x-k8s.io); without
+one, LAST-OP ends in * and a note says it was derived from the conditions alone.
+
+TYPE is as for describe: machine or machines (every Machine API the server serves),
+machines.cluster.x-k8s.io or ma (Cluster API), machines.machinestatus.io or msm (machinestatus).
+Without arguments, every Machine of the namespace. -o json, yaml and name print the Machines
+as the API server returned them; describe -o json prints the derived values.
+
+Exit status: 0 when every Machine asked for was listed, 1 when a Machine is not found, the
+Machine CRD is not installed or the API server refuses, 2 for a wrong command line.`,
+		Example: strings.ReplaceAll(`  # Every Machine of the current namespace, of both APIs
+  NAME get
+
+  # Cluster API Machines of every namespace, with provider IDs and descriptions
+  NAME get machines.cluster.x-k8s.io -A -o wide
+
+  # One Machine as YAML
+  NAME get machine/worker-0 -o yaml`, "NAME", name),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			*ran = true
+			return o.run(cmd.Context(), args)
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "List the Machines of every namespace (not with names).")
+	fs.StringVarP(&o.selector, "selector", "l", "", "Label selector of the Machines to list, e.g. pool=a (not with names).")
+	fs.StringVarP(&o.output, "output", "o", "", "Output format: wide, json, yaml or name (default: a table).")
+	fs.BoolVar(&o.noHeaders, "no-headers", false, "Print the table without its header.")
+	fs.BoolVar(&o.showLabels, "show-labels", false, "Add the Machines' labels as the last column.")
+	return cmd
+}
+
+// run lists the Machines args name.
+func (o *getOptions) run(ctx context.Context, args []string) error {
+	o.output = strings.ToLower(o.output)
+	switch o.output {
+	case "", OutputWide, OutputJSON, OutputYAML, OutputName:
+	default:
+		return &UsageError{Msg: fmt.Sprintf("unknown output format %q: use wide, json, yaml or name", o.output)}
+	}
+	machines, f, err := fetchArgs(ctx, o.config, args, o.allNamespaces, o.selector, "listed")
+	if err != nil {
+		return err
+	}
+	namespace := f.namespace
+	named := slices.ContainsFunc(f.targets, func(t Target) bool { return t.Name != "" })
+	targets := f.targets
+
+	switch o.output {
+	case OutputJSON, OutputYAML, OutputName:
+		obj, err := Objects(machines, named && len(targets) == 1)
+		if err != nil {
+			return err
+		}
+		var p printers.ResourcePrinter = &printers.JSONPrinter{}
+		switch o.output {
+		case OutputYAML:
+			p = &printers.YAMLPrinter{}
+		case OutputName:
+			p = &printers.NamePrinter{}
+		}
+		return p.PrintObj(obj, o.streams.Out)
+	}
+	if len(machines) == 0 {
+		where := fmt.Sprintf("in namespace %s", namespace)
+		if namespace == "" {
+			where = "in any namespace"
+		}
+		fmt.Fprintf(o.streams.ErrOut, "No Machines found %s.\n", where)
+		return nil
+	}
+	ds := make([]Description, 0, len(machines))
+	for _, m := range machines {
+		d, err := Describe(m)
+		if err != nil {
+			return err
+		}
+		ds = append(ds, d)
+	}
+	noHistory, err := WriteTables(o.streams.Out, machines, ds, GetOptions{
+		AllNamespaces: o.allNamespaces, Wide: o.output == OutputWide, NoHeaders: o.noHeaders,
+		ShowLabels: o.showLabels, Now: o.now(),
+	})
+	if err != nil {
+		return err
+	}
+	if noHistory {
+		fmt.Fprintln(o.streams.ErrOut, NoHistoryFootnote)
+	}
+	return nil
+}
