@@ -26,18 +26,27 @@ const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 // Only Machines matching machineSelector are cached, and so reconciled; nil means every Machine.
 // Managers with disjoint selectors split a fleet between them without overlap.
 func CacheOptions(machineSelector labels.Selector) cache.Options {
-	machines := cache.ByObject{Transform: stripMachine}
-	if machineSelector != nil && !machineSelector.Empty() {
-		machines.Label = machineSelector
-	}
-	return cache.Options{
+	return CacheOptionsFor(machineSelector, true)
+}
+
+// CacheOptionsFor is CacheOptions for a manager that serves machinestatus Machines or not (our
+// CRD must then be served: the cache maps every kind configured for it when it starts). Cluster
+// API Machines have a cache of their own (ServeClusterAPIMachines).
+func CacheOptionsFor(machineSelector labels.Selector, machinestatus bool) cache.Options {
+	o := cache.Options{
 		DefaultTransform: stripDefault,
-		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Node{}:      {Transform: stripNode},
-			&v1alpha1.Machine{}: machines,
-			newCRD():            {Transform: stripCRD},
-		},
+		ByObject:         map[client.Object]cache.ByObject{&corev1.Node{}: {Transform: stripNode}},
 	}
+	if machinestatus {
+		machines := cache.ByObject{Transform: stripMachine}
+		if machineSelector != nil && !machineSelector.Empty() {
+			machines.Label = machineSelector
+		}
+		o.ByObject[&v1alpha1.Machine{}] = machines
+		// The referenced kinds' CRDs, followed for their served versions (crdwatch.go).
+		o.ByObject[newCRD()] = cache.ByObject{Transform: stripCRD}
+	}
+	return o
 }
 
 // stripDefault drops managedFields and reduces unstructured objects (the referenced kinds) to

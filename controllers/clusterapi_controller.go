@@ -12,9 +12,12 @@ import (
 	"k8s.io/client-go/tools/events"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -33,8 +36,11 @@ import (
 // or any other metadata. It adds no finalizer: deletion is never blocked. Its RBAC is
 // config/rbac/clusterapi_role.yaml.
 type ClusterAPIMachineReconciler struct {
-	// Client reads Cluster API Machines (from the cache) and patches their annotation.
+	// Client patches the Machines' annotation.
 	Client client.Client
+	// Cache holds the Cluster API Machines to reconcile (ServeClusterAPIMachines gives it one
+	// of its own); the controller watches it and reads Machines from it.
+	Cache cache.Cache
 	// Recorder emits events on phase changes and operation results.
 	Recorder events.EventRecorder
 	// FieldOwner is the field manager of the annotation patches. Empty means DefaultFieldOwner.
@@ -47,20 +53,22 @@ type ClusterAPIMachineReconciler struct {
 }
 
 // SetupWithManager checks the reconciler's dependencies and registers a controller watching
-// Cluster API Machines with mgr (named "clusterapi-machine"). The Cluster API Machine CRD must
-// be served (see ServeClusterAPIMachines, which waits for it). It returns an error naming a
+// Cluster API Machines in r.Cache with mgr (named "clusterapi-machine"). The Cluster API Machine
+// CRD must be served (see ServeClusterAPIMachines, which waits for it). It returns an error naming a
 // missing dependency or the failed registration.
 func (r *ClusterAPIMachineReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	switch {
 	case r.Client == nil:
 		return errors.New("cluster API machine reconciler: Client is required")
+	case r.Cache == nil:
+		return errors.New("cluster API machine reconciler: Cache is required")
 	case r.Recorder == nil:
 		return errors.New("cluster API machine reconciler: Recorder is required")
 	}
 	r.phases.api = clusterv1.GroupVersion.Group
 	r.phases.init()
 	err := ctrl.NewControllerManagedBy(mgr).
-		For(&clusterv1.Machine{}).
+		WatchesRawSource(source.Kind(r.Cache, &clusterv1.Machine{}, &handler.TypedEnqueueRequestForObject[*clusterv1.Machine]{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
 		Named("clusterapi-machine").
 		Complete(r)
@@ -74,7 +82,7 @@ func (r *ClusterAPIMachineReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // value changes: get (ignore NotFound) → read the annotation → derive → patch when different.
 func (r *ClusterAPIMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	m := &clusterv1.Machine{}
-	if err := r.Client.Get(ctx, req.NamespacedName, m); err != nil {
+	if err := r.Cache.Get(ctx, req.NamespacedName, m); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.written.forget(req.NamespacedName)
 			r.phases.set(req.NamespacedName, "")

@@ -29,29 +29,31 @@ var machineAPIServedMetric = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 
 func init() { metrics.Registry.MustRegister(machineAPIServedMetric) }
 
-// WithClusterAPIMachines returns o with a cache entry for Cluster API Machines: only those
-// matching machineSelector (nil or empty: all), without managedFields and kubectl's
-// last-applied annotation, which the reconciler never reads.
-func WithClusterAPIMachines(o cache.Options, machineSelector labels.Selector) cache.Options {
+// clusterAPICache returns a cache of the Cluster API Machines matching machineSelector (nil or
+// empty: all), without managedFields and kubectl's last-applied annotation, which the
+// reconciler never reads. It is a cache of its own, created once the CRD is served: the
+// manager's cache maps every kind configured for it when it starts.
+func clusterAPICache(mgr ctrl.Manager, machineSelector labels.Selector) (cache.Cache, error) {
 	entry := cache.ByObject{Transform: stripMachine}
 	if machineSelector != nil && !machineSelector.Empty() {
 		entry.Label = machineSelector
 	}
-	if o.ByObject == nil {
-		o.ByObject = map[client.Object]cache.ByObject{}
-	}
-	o.ByObject[&clusterv1.Machine{}] = entry
-	return o
+	return cache.New(mgr.GetConfig(), cache.Options{
+		Scheme:   mgr.GetScheme(),
+		Mapper:   mgr.GetRESTMapper(),
+		ByObject: map[client.Object]cache.ByObject{&clusterv1.Machine{}: entry},
+	})
 }
 
 // ServeClusterAPIMachines adds to mgr a runnable (elected with the manager's leader election)
-// that sets r up as soon as the API server serves machines.cluster.x-k8s.io at v1beta2
+// that sets r up, on a cache of the Cluster API Machines matching machineSelector (nil or
+// empty: all), as soon as the API server serves machines.cluster.x-k8s.io at v1beta2
 // (Cluster API v1.11 or later). Until then it logs once that Cluster API is not installed and
 // checks again every interval (zero: DefaultClusterAPICheckInterval), with
 // machinestatus_machine_api_served{api_group="cluster.x-k8s.io"} at 0: a manager started
 // before Cluster API keeps running, healthy, and picks the Machines up once the CRD is
 // installed. It returns an error when the runnable cannot be added.
-func ServeClusterAPIMachines(mgr ctrl.Manager, r *ClusterAPIMachineReconciler, interval time.Duration) error {
+func ServeClusterAPIMachines(mgr ctrl.Manager, r *ClusterAPIMachineReconciler, machineSelector labels.Selector, interval time.Duration) error {
 	if interval <= 0 {
 		interval = DefaultClusterAPICheckInterval
 	}
@@ -63,11 +65,19 @@ func ServeClusterAPIMachines(mgr ctrl.Manager, r *ClusterAPIMachineReconciler, i
 		for {
 			err := clusterAPIMachinesServed(mgr.GetRESTMapper())
 			if err == nil {
+				c, err := clusterAPICache(mgr, machineSelector)
+				if err != nil {
+					return fmt.Errorf("cannot create the Cluster API Machine cache: %w", err)
+				}
+				if err := mgr.Add(c); err != nil {
+					return fmt.Errorf("cannot start the Cluster API Machine cache: %w", err)
+				}
+				r.Cache = c
 				if err := r.SetupWithManager(mgr); err != nil {
 					return err
 				}
 				served.Set(1)
-				logger.Info("reconciling Cluster API Machines", "resource", "machines.cluster.x-k8s.io/v1beta2")
+				logger.Info("Cluster API Machines are served: reconciling them", "resource", "machines.cluster.x-k8s.io/v1beta2")
 				return nil
 			}
 			if msg := err.Error(); msg != logged {

@@ -116,10 +116,7 @@ func run(o options) error {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(v1alpha1.AddToScheme(scheme))
 	utilruntime.Must(clusterv1.AddToScheme(scheme))
-	cacheOptions := controllers.CacheOptions(selector)
-	if apis.clusterAPI {
-		cacheOptions = controllers.WithClusterAPIMachines(cacheOptions, selector)
-	}
+	cacheOptions := controllers.CacheOptionsFor(selector, apis.machinestatus)
 
 	metrics, certs, err := metricsOptions(o.metrics)
 	if err != nil {
@@ -167,7 +164,7 @@ func run(o options) error {
 			FieldOwner:              o.fieldManager,
 			MaxConcurrentReconciles: o.maxConcurrentReconciles,
 		}
-		if err := controllers.ServeClusterAPIMachines(mgr, r, o.clusterAPICheckInterval); err != nil {
+		if err := controllers.ServeClusterAPIMachines(mgr, r, selector, o.clusterAPICheckInterval); err != nil {
 			return err
 		}
 	}

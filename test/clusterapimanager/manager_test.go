@@ -78,8 +78,9 @@ func TestLifecycle(t *testing.T) {
 	if got.Generation != 1 {
 		t.Errorf("generation %d, want 1: the spec must not change", got.Generation)
 	}
-	// The manager owns exactly one field: the annotation key, through a patch (operation Update).
-	wantFields := `{"f:metadata":{"f:annotations":{"f:` + aggregate.LastOperationAnnotation + `":{}}}}`
+	// The manager owns exactly one field: the annotation key, through a patch (operation Update);
+	// "." is the API server's mark that its patch created the annotations map itself.
+	wantFields := `{"f:metadata":{"f:annotations":{".":{},"f:` + aggregate.LastOperationAnnotation + `":{}}}}`
 	var owned []string
 	for _, f := range got.ManagedFields {
 		if f.Manager == fieldManager {

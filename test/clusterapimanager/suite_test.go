@@ -148,7 +148,7 @@ func setUp() error {
 	if err := waitEstablished(ctx, capiCRD.Name); err != nil {
 		return err
 	}
-	_, err = waitForLog(ctx, "reconciling Cluster API Machines")
+	_, err = waitForLog(ctx, "Cluster API Machines are served")
 	return err
 }
 
