@@ -125,7 +125,7 @@ func setUp() error {
 			"--machine-apis=cluster.x-k8s.io",
 			"--machine-selector=" + shardLabel + "=" + shardValue,
 			"--leader-elect", "--leader-election-namespace=" + managerNamespace,
-			fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port),
+			fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-secure=false",
 			"--health-probe-bind-address=0",
 			"--clusterapi-check-interval=1s",
 		},

@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/machinestatus/machinestatus/config/clusterapi"
 	"github.com/machinestatus/machinestatus/internal/embedded"
@@ -76,12 +75,5 @@ func TestClusterAPIOverlay(t *testing.T) {
 	args, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
 	if !slices.Contains(args, "--machine-apis=cluster.x-k8s.io") {
 		t.Errorf("the manager's args %v lack --machine-apis=cluster.x-k8s.io", args)
-	}
-}
-
-func fromUnstructured(t *testing.T, u *unstructured.Unstructured, into any) {
-	t.Helper()
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into); err != nil {
-		t.Fatal(err)
 	}
 }

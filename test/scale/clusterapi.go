@@ -98,7 +98,7 @@ func RunClusterAPI(ctx context.Context, o Options) (*ClusterAPIResult, error) {
 		Name: "manager",
 		Args: []string{managerBin, "--kubeconfig", kubeconfig, "--machine-apis=cluster.x-k8s.io",
 			"--leader-election-namespace=" + fleet.ManagerNamespace,
-			fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--health-probe-bind-address=0",
+			fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-secure=false", "--health-probe-bind-address=0",
 			fmt.Sprintf("--max-concurrent-reconciles=%d", max(o.MaxConcurrentReconciles, 1)),
 			"--kube-api-qps=500", "--kube-api-burst=1000", "--zap-log-level=info", "--zap-devel=false"},
 		LogPath: filepath.Join(stateDir, "manager.log"),
