@@ -17,6 +17,11 @@ import (
 // server refuses to store an event for a reason that retrying cannot fix.
 const RejectedEventMessage = "Server rejected event (will not retry!)"
 
+// BroadcasterShutDownMessage is client-go's message (k8s.io/client-go/tools/record) when an
+// event is emitted after its broadcaster was shut down, which happens only while the manager
+// stops (e.g. leader election's Lease event as a leader exits); it is logged without an error.
+const BroadcasterShutDownMessage = "Unable to write event (broadcaster is shut down)"
+
 // StoppingMessage is controller-runtime's message for an error a runnable returns after the
 // manager began stopping.
 const StoppingMessage = "error received after stop sequence was engaged"
@@ -29,8 +34,12 @@ const StoppingMessage = "error received after stop sequence was engaged"
 //   - any error that is context.Canceled: a request or reconcile cut short because the manager
 //     is stopping (its contexts are canceled only then);
 //   - an error controller-runtime reports after the manager began stopping (e.g. "leader
-//     election lost" when a leader releases its Lease on SIGTERM).
+//     election lost" when a leader releases its Lease on SIGTERM);
+//   - an event emitted after its broadcaster was shut down (only while the manager stops).
 func Expected(msg string, err error) string {
+	if msg == BroadcasterShutDownMessage {
+		return "event not recorded: the manager is stopping"
+	}
 	if err == nil {
 		return ""
 	}
@@ -73,7 +82,11 @@ func (s *sink) Init(info logr.RuntimeInfo) {
 func (s *sink) Error(err error, msg string, kv ...any) {
 	if why := Expected(msg, err); why != "" {
 		if s.LogSink.Enabled(1) {
-			s.LogSink.Info(1, why, append([]any{"error", err.Error()}, shorten(kv)...)...)
+			kv = shorten(kv)
+			if err != nil {
+				kv = append([]any{"error", err.Error()}, kv...)
+			}
+			s.LogSink.Info(1, why, kv...)
 		}
 		return
 	}

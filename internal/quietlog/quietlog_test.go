@@ -41,6 +41,7 @@ func TestExpected(t *testing.T) {
 		{"leader election released on SIGTERM", StoppingMessage, errors.New("leader election lost"), "while stopping: leader election lost"},
 		{"deadline: an operator may have to act", "Reconciler error", context.DeadlineExceeded, ""},
 		{"no error", RejectedEventMessage, nil, ""},
+		{"event after the broadcaster shut down (a leader exiting), logged without an error", BroadcasterShutDownMessage, nil, "event not recorded: the manager is stopping"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,8 +61,10 @@ func TestWrap(t *testing.T) {
 		Regarding: corev1.ObjectReference{Kind: "Machine", Namespace: "ns", Name: "m"}}
 	l.WithName("events").Error(terminating(), RejectedEventMessage, "event", ev)
 	l.WithValues("k", "v").Error(errors.New("boom"), "Reconciler error")
+	l.Error(nil, BroadcasterShutDownMessage, "event", ev) // client-go logs it without an error
 	got := out.String()
 	for _, want := range []string{
+		`"level"=1 "msg"="event not recorded: the manager is stopping"`,
 		`"level"=1 "msg"="event not recorded: its namespace is being deleted"`,
 		`"event"="Machine ns/m MachineDeleting"`,
 		`"msg"="Reconciler error" "error"="boom" "k"="v"`,
