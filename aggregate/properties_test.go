@@ -150,7 +150,7 @@ func checkPoint(t *testing.T, p, sp point, build *[2]builder, cov *coverage) boo
 }
 
 // checkPhase checks phase against the phase table (first matching row wins), written here
-// again from DESIGN.md.
+// again from docs/phase-and-lastoperation.md.
 func checkPhase(m *v1alpha1.Machine, got *v1alpha1.LastOperation, phase v1alpha1.MachinePhase, fail func(string, ...any)) {
 	if !slices.Contains(v1alpha1.MachinePhases, phase) {
 		fail("phase %q is not a valid phase", phase)
