@@ -40,11 +40,11 @@ var conditionPriority = []string{
 // removed from m until they fit (all of them when others hold MaxConditions or more). Other
 // writers' conditions are never touched. It returns the omitted types, nil when all fit.
 func fitConditions(m *v1alpha1.Machine) []string {
-	owned := ownedTypes(m)
 	over := len(m.Status.Conditions) - v1alpha1.MaxConditions
 	if over <= 0 {
 		return nil
 	}
+	owned := ownedTypes(m)
 	var omitted []string
 	for i := len(conditionPriority) - 1; i >= 0 && over > 0; i-- {
 		t := conditionPriority[i]
