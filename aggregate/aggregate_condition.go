@@ -2,7 +2,6 @@ package aggregate
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -103,10 +102,10 @@ func NewAggregateCondition[T conditions.Getter](from []T, conditionType string, 
 		bad, good = good, bad
 	}
 
-	var issues, unknowns, missing int
+	var t tally
 	groups := map[groupKey]*objectGroup{}
 	for i, obj := range from {
-		if isNilObject(obj) {
+		if conditions.IsNil(obj) {
 			return nil, configError("from[%d] is nil", i)
 		}
 		name, err := o.nameOf(obj)
@@ -114,18 +113,17 @@ func NewAggregateCondition[T conditions.Getter](from []T, conditionType string, 
 			return nil, configError("cannot name from[%d]: %v", i, err)
 		}
 		c := meta.FindStatusCondition(obj.GetConditions(), conditionType)
+		s := standingOf(c, negative)
+		t.add(s)
 		var key groupKey
-		switch {
-		case c == nil:
-			missing++
-			key = groupKey{unknown: true, missing: true, label: notYetReportedText}
-		case c.Status == bad:
-			issues++
-			key = groupKey{label: label(c), message: c.Message}
-		case c.Status == good:
+		switch s {
+		case fine:
 			continue
+		case notReported:
+			key = groupKey{unknown: true, missing: true, label: notYetReportedText}
+		case issue:
+			key = groupKey{label: label(c), message: c.Message}
 		default:
-			unknowns++
 			key = groupKey{unknown: true, label: label(c), message: c.Message}
 		}
 		g := groups[key]
@@ -147,30 +145,21 @@ func NewAggregateCondition[T conditions.Getter](from []T, conditionType string, 
 	count := func(n int) string { return fmt.Sprintf("%d %s", n, noun(n)) }
 
 	out := &metav1.Condition{Type: target}
-	notFine := issues + unknowns + missing
-	switch {
-	case issues > 0:
-		out.Status = metav1.ConditionFalse
-		out.Reason = pick(issues == 1, IssueReportedReason, MultipleIssuesReportedReason)
-	case notFine == 1 && missing == 1:
-		out.Status, out.Reason = metav1.ConditionUnknown, NotYetReportedReason
-	case notFine > 0:
-		out.Status = metav1.ConditionUnknown
-		out.Reason = pick(notFine == 1, UnknownReportedReason, MultipleUnknownReportedReason)
-	case len(from) == 0:
-		out.Status, out.Reason = metav1.ConditionUnknown, NoConditionsReportedReason
-		out.Message = conditions.TruncateTo(fmt.Sprintf("%s is not reported: there are no %s", conditionType, kinds), maxAggregateLineBytes)
+	out.Status, out.Reason = t.verdict()
+	switch out.Reason {
+	case NoIssuesReportedReason:
 		return out, nil
-	default:
-		out.Status, out.Reason = metav1.ConditionTrue, NoIssuesReportedReason
+	case NoConditionsReportedReason:
+		out.Message = conditions.TruncateTo(fmt.Sprintf("%s is not reported: there are no %s", conditionType, kinds), maxAggregateLineBytes)
 		return out, nil
 	}
 
+	notFine := t.issues + t.unknowns
 	var counts []string
 	for _, c := range []struct {
 		n    int
 		text string
-	}{{issues, string(bad)}, {unknowns, string(metav1.ConditionUnknown)}, {missing, notYetReportedText}} {
+	}{{t.issues, string(bad)}, {t.unknowns - t.missing, string(metav1.ConditionUnknown)}, {t.missing, notYetReportedText}} {
 		if c.n > 0 {
 			counts = append(counts, fmt.Sprintf("%d %s", c.n, c.text))
 		}
@@ -266,19 +255,6 @@ func (o *AggregateOptions) nameOf(obj any) (string, error) {
 		return n.GetName(), nil
 	}
 	return "", fmt.Errorf("%T has no GetName method (use WithObjectName)", obj)
-}
-
-// isNilObject reports whether obj is nil or a typed nil (pointer, map, slice, ...).
-func isNilObject(obj any) bool {
-	if obj == nil {
-		return true
-	}
-	v := reflect.ValueOf(obj)
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface, reflect.Func, reflect.Chan:
-		return v.IsNil()
-	}
-	return false
 }
 
 func pickInt(cond bool, a, b int) int {

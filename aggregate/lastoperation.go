@@ -3,7 +3,6 @@ package aggregate
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -233,9 +232,9 @@ func next(prev *v1alpha1.LastOperation, t v1alpha1.MachineOperationType, s v1alp
 	case prev != nil && prev.Type == t && prev.State == s:
 		op.LastUpdated = prev.LastUpdated
 	case decidedBy != nil && !decidedBy.LastTransitionTime.IsZero():
-		op.LastUpdated = seconds(decidedBy.LastTransitionTime)
+		op.LastUpdated = conditions.StoredTime(decidedBy.LastTransitionTime.Time)
 	default:
-		op.LastUpdated = seconds(fallback)
+		op.LastUpdated = conditions.StoredTime(fallback.Time)
 	}
 	return op
 }
@@ -313,13 +312,4 @@ func later(a, b *metav1.Condition) *metav1.Condition {
 		return b
 	}
 	return a
-}
-
-// seconds drops sub-second precision and normalises the location the way the API server's
-// JSON decoding does (as conditions.Set does for lastTransitionTime).
-func seconds(t metav1.Time) metav1.Time {
-	if t.IsZero() {
-		return metav1.Time{}
-	}
-	return metav1.NewTime(t.Truncate(time.Second).Local())
 }

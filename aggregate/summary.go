@@ -3,7 +3,6 @@ package aggregate
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,50 +90,37 @@ func newSummaryCondition(from conditions.Getter, target string, o *SummaryOption
 	if err != nil {
 		return metav1.Condition{}, err
 	}
-	list := conditionsOf(from)
 
 	// Only the first maxSummaryItems issues and unknowns appear in the message; the others are
 	// counted.
 	var issues, unknowns summaryItems
-	present := 0
+	var t tally
 	var find scopeFinder
-	find.init(list)
-	for _, t := range scope {
-		c := find.next(t)
-		if c == nil {
-			if !slices.Contains(o.IgnoreTypesIfMissing, t) {
-				unknowns.add(summaryItem{conditionType: t, missing: true})
-			}
+	find.init(conditions.GetAll(from))
+	for _, ct := range scope {
+		c := find.next(ct)
+		if c == nil && slices.Contains(o.IgnoreTypesIfMissing, ct) {
 			continue
 		}
-		present++
-		switch c.Status {
-		case metav1.ConditionTrue, metav1.ConditionFalse:
-			negative := slices.Contains(o.NegativePolarityConditionTypes, t)
-			if (c.Status == metav1.ConditionTrue) == negative {
-				issues.add(summaryItem{conditionType: t, text: itemText(c)})
-			}
-		default:
-			unknowns.add(summaryItem{conditionType: t, text: itemText(c)})
+		s := standingOf(c, slices.Contains(o.NegativePolarityConditionTypes, ct))
+		t.add(s)
+		switch s {
+		case issue:
+			issues.add(summaryItem{conditionType: ct, text: itemText(c)})
+		case unknown:
+			unknowns.add(summaryItem{conditionType: ct, text: itemText(c)})
+		case notReported:
+			unknowns.add(summaryItem{conditionType: ct, missing: true})
 		}
 	}
 
 	out := metav1.Condition{Type: target}
-	switch {
-	case issues.n > 0:
-		out.Status = metav1.ConditionFalse
-		out.Reason = pick(issues.n == 1, IssueReportedReason, MultipleIssuesReportedReason)
-	case unknowns.n == 1 && unknowns.first[0].missing:
-		out.Status, out.Reason = metav1.ConditionUnknown, NotYetReportedReason
-	case unknowns.n > 0:
-		out.Status = metav1.ConditionUnknown
-		out.Reason = pick(unknowns.n == 1, UnknownReportedReason, MultipleUnknownReportedReason)
-	case present == 0:
-		out.Status, out.Reason = metav1.ConditionUnknown, NoConditionsReportedReason
-		out.Message = noConditionsReportedMessage
+	out.Status, out.Reason = t.verdict()
+	switch out.Reason {
+	case NoIssuesReportedReason:
 		return out, nil
-	default:
-		out.Status, out.Reason = metav1.ConditionTrue, NoIssuesReportedReason
+	case NoConditionsReportedReason:
+		out.Message = noConditionsReportedMessage
 		return out, nil
 	}
 	out.Message = summaryMessage(&issues, &unknowns)
@@ -319,18 +305,6 @@ func summaryMessage(issues, unknowns *summaryItems) string {
 	return b.String()
 }
 
-// conditionsOf returns the conditions of from, or nil for a nil (or typed nil) from, as
-// conditions.Get reads them.
-func conditionsOf(from conditions.Getter) []metav1.Condition {
-	if from == nil {
-		return nil
-	}
-	if v := reflect.ValueOf(from); v.Kind() == reflect.Pointer && v.IsNil() {
-		return nil
-	}
-	return from.GetConditions()
-}
-
 // findCondition returns the first condition of type t in list, like meta.FindStatusCondition
 // (and so conditions.Get), but without copying it: the caller must not modify it.
 func findCondition(list []metav1.Condition, t string) *metav1.Condition {
@@ -419,11 +393,4 @@ func itemText(c *metav1.Condition) string {
 		return c.Reason
 	}
 	return string(c.Status)
-}
-
-func pick(cond bool, a, b string) string {
-	if cond {
-		return a
-	}
-	return b
 }

@@ -116,7 +116,7 @@ func (col *collector) add(field string, c metav1.Condition) error {
 	}
 	c.Reason, c.Message = mapReason(c.Reason, c.Message)
 	c.Message = TruncateMessage(c.Message)
-	c.LastTransitionTime = truncate(c.LastTransitionTime.Time)
+	c.LastTransitionTime = StoredTime(c.LastTransitionTime.Time)
 	// c now passes Validate: the checks above are its rules field by field (the type's and the
 	// reason's through ValidateType and validReason), worded for a foreign object's field.
 	if col.seen[c.Type] {

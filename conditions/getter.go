@@ -21,7 +21,7 @@ type Setter interface {
 // Get returns a copy of the condition of the given type, or nil when from is nil or has no such
 // condition.
 func Get(from Getter, conditionType string) *metav1.Condition {
-	if isNil(from) {
+	if IsNil(from) {
 		return nil
 	}
 	c := meta.FindStatusCondition(from.GetConditions(), conditionType)

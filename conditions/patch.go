@@ -99,7 +99,7 @@ func (p Patch) IsZero() bool { return len(p) == 0 }
 // valid or not. The result is sorted (Ready first, then alphabetical). Apply on a nil latest
 // returns nil.
 func (p Patch) Apply(latest Setter, opts ...ApplyOption) error {
-	if isNil(latest) || len(p) == 0 {
+	if IsNil(latest) || len(p) == 0 {
 		return nil
 	}
 	o := (&ApplyOptions{}).ApplyOptions(opts)
@@ -151,7 +151,7 @@ func (p Patch) Apply(latest Setter, opts ...ApplyOption) error {
 // the entries of each type.
 func index(g Getter) (map[string]*metav1.Condition, map[string]int) {
 	out, n := map[string]*metav1.Condition{}, map[string]int{}
-	if isNil(g) {
+	if IsNil(g) {
 		return out, n
 	}
 	for _, c := range g.GetConditions() {

@@ -1,8 +1,6 @@
 package conditions
 
 import (
-	"time"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -32,7 +30,7 @@ type generationGetter interface {
 // A Set with the same status, reason, message and observedGeneration returns false and leaves
 // to untouched, however far the clock has moved. Set on a nil to returns false, nil.
 func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error) {
-	if isNil(to) {
+	if IsNil(to) {
 		return false, nil
 	}
 	if g, ok := to.(generationGetter); ok {
@@ -46,9 +44,9 @@ func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error)
 		condition.LastTransitionTime = existing.LastTransitionTime
 	case condition.LastTransitionTime.IsZero():
 		// Options are read only here, on a change, so that an unchanged Set allocates nothing.
-		condition.LastTransitionTime = truncate((&SetOptions{}).ApplyOptions(opts).now())
+		condition.LastTransitionTime = StoredTime((&SetOptions{}).ApplyOptions(opts).now())
 	default:
-		condition.LastTransitionTime = truncate(condition.LastTransitionTime.Time)
+		condition.LastTransitionTime = StoredTime(condition.LastTransitionTime.Time)
 	}
 	if err := Validate(condition); err != nil {
 		return false, err
@@ -117,7 +115,7 @@ func mark(to Setter, t string, s metav1.ConditionStatus, reason, message string,
 
 // Delete removes the condition of the given type from to and reports whether it was present.
 func Delete(to Setter, conditionType string) bool {
-	if isNil(to) {
+	if IsNil(to) {
 		return false
 	}
 	// Nothing to delete costs nothing: no copy, no write.
@@ -128,10 +126,4 @@ func Delete(to Setter, conditionType string) bool {
 	meta.RemoveStatusCondition(&list, conditionType)
 	to.SetConditions(list)
 	return true
-}
-
-// truncate drops sub-second precision and normalises the location the way the API server's
-// JSON decoding does, so a stored time compares equal after a round trip.
-func truncate(t time.Time) metav1.Time {
-	return metav1.NewTime(t.Truncate(time.Second).Local())
 }

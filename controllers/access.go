@@ -45,12 +45,6 @@ type scopeKey struct {
 	namespace string
 }
 
-// answer is one access review result: the denied verbs ("" when allowed) and when it was asked.
-type answer struct {
-	denied string
-	at     time.Time
-}
-
 // watchedScope is a scope with a running informer: its kind and resource.
 type watchedScope struct {
 	gvk schema.GroupVersionKind
@@ -60,8 +54,9 @@ type watchedScope struct {
 // accessState remembers access review answers and the watched scopes. The zero value is ready
 // to use.
 type accessState struct {
+	// answers are the access reviews' answers: the denied verbs ("" when allowed).
+	answers recentAnswers[scopeKey, string]
 	mu      sync.Mutex
-	answers map[scopeKey]answer
 	watched map[scopeKey]watchedScope
 	// caches are the namespace caches, by namespace, created on first use.
 	caches map[string]cache.Cache
@@ -71,29 +66,16 @@ type accessState struct {
 	events chan event.GenericEvent
 }
 
-// recent returns the answer for k when it is fresh: asked less than interval before now, or
-// kept up to date by the recheck (the scope is watched).
-func (a *accessState) recent(k scopeKey, now time.Time, interval time.Duration) (answer, bool) {
+// recent returns the denied verbs for k when the answer is fresh: asked less than interval
+// before now (recentAnswers), or kept up to date by the recheck (the scope is watched).
+func (a *accessState) recent(k scopeKey, now time.Time, interval time.Duration) (string, bool) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	x, ok := a.answers[k]
-	if !ok {
-		return answer{}, false
+	_, watched := a.watched[k]
+	a.mu.Unlock()
+	if watched {
+		return a.answers.last(k)
 	}
-	if _, watched := a.watched[k]; watched {
-		return x, true
-	}
-	return x, !now.Before(x.at) && now.Sub(x.at) < interval
-}
-
-// record notes the answer for k at now.
-func (a *accessState) record(k scopeKey, denied string, now time.Time) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.answers == nil {
-		a.answers = map[scopeKey]answer{}
-	}
-	a.answers[k] = answer{denied: denied, at: now}
+	return a.answers.fresh(k, now, interval)
 }
 
 // setupAccess prepares the namespace caches (created with mgr's client settings and the cache
@@ -163,14 +145,14 @@ func (r *MachineReconciler) readerFor(ctx context.Context, mapping *meta.RESTMap
 // SelfSubjectAccessReviews (every authenticated user may create them).
 func (r *MachineReconciler) denied(ctx context.Context, gvr schema.GroupVersionResource, ns string, now time.Time) (string, error) {
 	k := scopeKey{gr: gvr.GroupResource(), namespace: ns}
-	if a, ok := r.access.recent(k, now, r.kindRetryInterval()); ok {
-		return a.denied, nil
+	if denied, ok := r.access.recent(k, now, r.kindRetryInterval()); ok {
+		return denied, nil
 	}
 	verbs, err := r.review(ctx, gvr, ns)
 	if err != nil {
 		return "", err
 	}
-	r.access.record(k, verbs, now)
+	r.access.answers.record(k, verbs, now)
 	return verbs, nil
 }
 
@@ -263,7 +245,7 @@ func (r *MachineReconciler) recheckAccess(ctx context.Context) {
 			continue
 		}
 		now := r.clock().Now()
-		r.access.record(k, verbs, now)
+		r.access.answers.record(k, verbs, now)
 		if verbs == "" {
 			continue
 		}

@@ -19,8 +19,8 @@ func TestAccessAnswersFreshness(t *testing.T) {
 	if _, ok := a.recent(everywhere, t0, time.Minute); ok {
 		t.Fatal("the zero value has an answer")
 	}
-	a.record(everywhere, "list and watch", t0)
-	a.record(inA, "", t0)
+	a.answers.record(everywhere, "list and watch", t0)
+	a.answers.record(inA, "", t0)
 	a.watched = map[scopeKey]watchedScope{inA: {}}
 	type got struct {
 		Denied string
@@ -42,12 +42,12 @@ func TestAccessAnswersFreshness(t *testing.T) {
 	}
 	for _, tc := range cases {
 		x, ok := a.recent(tc.k, tc.now, time.Minute)
-		if d := cmp.Diff(tc.want, got{x.denied, ok}); d != "" {
+		if d := cmp.Diff(tc.want, got{x, ok}); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, d)
 		}
 	}
-	a.record(everywhere, "", t0.Add(time.Second))
-	if x, ok := a.recent(everywhere, t0.Add(2*time.Second), time.Minute); !ok || x.denied != "" {
+	a.answers.record(everywhere, "", t0.Add(time.Second))
+	if x, ok := a.recent(everywhere, t0.Add(2*time.Second), time.Minute); !ok || x != "" {
 		t.Fatalf("after access was found allowed: %+v, %v", x, ok)
 	}
 }

@@ -26,12 +26,12 @@ import (
 // eventAction is the action field of the events this controller emits.
 const eventAction = "Observe"
 
-// PhaseEventReason is the reason of the event emitted when a Machine's phase becomes p.
-func PhaseEventReason(p v1alpha1.MachinePhase) string { return "Machine" + string(p) }
+// phaseEventReason is the reason of the event emitted when a Machine's phase becomes p.
+func phaseEventReason(p v1alpha1.MachinePhase) string { return "Machine" + string(p) }
 
-// OperationEventReason is the reason of the event emitted when a lastOperation of type t ends
+// operationEventReason is the reason of the event emitted when a lastOperation of type t ends
 // in state s (Successful or Failed).
-func OperationEventReason(t v1alpha1.MachineOperationType, s v1alpha1.MachineOperationState) string {
+func operationEventReason(t v1alpha1.MachineOperationType, s v1alpha1.MachineOperationState) string {
 	if s == v1alpha1.MachineOperationStateFailed {
 		return string(t) + "Failed"
 	}
@@ -83,15 +83,15 @@ func recordEvents(rec events.EventRecorder, after *corev1.ObjectReference, t tra
 		if t.to == v1alpha1.MachinePhaseFailed {
 			kind = corev1.EventTypeWarning
 		}
-		rec.Eventf(after, nil, kind, PhaseEventReason(t.to), eventAction, "Phase changed from %s to %s", t.fromLabel(), t.to)
+		rec.Eventf(after, nil, kind, phaseEventReason(t.to), eventAction, "Phase changed from %s to %s", t.fromLabel(), t.to)
 	}
 	switch op := t.result; {
 	case op == nil:
 	case op.State == v1alpha1.MachineOperationStateSuccessful:
-		rec.Eventf(after, nil, corev1.EventTypeNormal, OperationEventReason(op.Type, op.State), eventAction,
+		rec.Eventf(after, nil, corev1.EventTypeNormal, operationEventReason(op.Type, op.State), eventAction,
 			"%s succeeded", op.Type)
 	default:
-		rec.Eventf(after, nil, corev1.EventTypeWarning, OperationEventReason(op.Type, op.State), eventAction,
+		rec.Eventf(after, nil, corev1.EventTypeWarning, operationEventReason(op.Type, op.State), eventAction,
 			"%s: %s", op.Type, oneLine(op.Description))
 	}
 }

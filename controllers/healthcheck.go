@@ -138,7 +138,7 @@ func observeUnhealthy(prev []v1alpha1.ObservedNodeCondition, node *corev1.Node, 
 		}
 		seen = append(seen, v1alpha1.ObservedNodeCondition{
 			Type: u.Type, Status: c.Status, NodeLastTransitionTime: nodeTime,
-			Since: metav1.NewTime(now.Truncate(time.Second).Local()),
+			Since: conditions.StoredTime(now),
 		})
 	}
 	return seen

@@ -77,7 +77,7 @@ type MachineReconciler struct {
 	watchMu    sync.Mutex
 	watched    map[schema.GroupVersionKind]bool
 	crdKinds   map[schema.GroupKind]bool
-	unserved   unservedKinds
+	unserved   recentAnswers[schema.GroupKind, struct{}]
 	access     accessState
 	refusals   refusedWrites
 }

@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"fmt"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -13,50 +12,16 @@ import (
 // reference names a kind the API server does not serve is reconciled again after one minute.
 const DefaultKindRetryInterval = time.Minute
 
-// unservedKinds remembers which kinds the API server did not serve, and when the RESTMapper
-// said so, so that Machines referencing such a kind ask the RESTMapper (and through it the
-// discovery API, which it asks again for every unknown group) at most once per interval. The
-// zero value is ready to use.
-type unservedKinds struct {
-	mu   sync.Mutex
-	seen map[schema.GroupKind]time.Time
-}
-
-// recent reports whether gk was found unserved less than interval before now.
-func (u *unservedKinds) recent(gk schema.GroupKind, now time.Time, interval time.Duration) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	at, ok := u.seen[gk]
-	return ok && now.Sub(at) < interval && !now.Before(at)
-}
-
-// record notes that gk was not served at now.
-func (u *unservedKinds) record(gk schema.GroupKind, now time.Time) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.seen == nil {
-		u.seen = map[schema.GroupKind]time.Time{}
-	}
-	u.seen[gk] = now
-}
-
-// forget notes that gk is served.
-func (u *unservedKinds) forget(gk schema.GroupKind) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	delete(u.seen, gk)
-}
-
 // restMapping is RESTMapper.RESTMapping for the preferred version of gk, except that a kind found
 // unserved less than the retry interval ago is a *meta.NoKindMatchError without asking again.
 func (r *MachineReconciler) restMapping(gk schema.GroupKind, now time.Time) (*meta.RESTMapping, error) {
-	if r.unserved.recent(gk, now, r.kindRetryInterval()) {
+	if _, ok := r.unserved.fresh(gk, now, r.kindRetryInterval()); ok {
 		return nil, &meta.NoKindMatchError{GroupKind: gk}
 	}
 	mapping, err := r.RESTMapper.RESTMapping(gk)
 	switch {
 	case meta.IsNoMatchError(err):
-		r.unserved.record(gk, now)
+		r.unserved.record(gk, struct{}{}, now)
 	case err == nil:
 		r.unserved.forget(gk)
 	}
