@@ -35,9 +35,12 @@ import (
 // clusterAPIModule is the Go module whose controllers and CRDs the suite runs (pinned by go.mod).
 const clusterAPIModule = "sigs.k8s.io/cluster-api"
 
+// managerArgs run our manager (bin/manager) in its Cluster API mode, with no metrics or probe
+// endpoint (nothing here reads them, and fixed ports would clash with other runs).
+var managerArgs = []string{"--machine-apis=cluster.x-k8s.io", "--metrics-bind-address=0", "--health-probe-bind-address=0"}
+
 // harness is everything a lifecycle runs on: the fleet (control plane, kwok, the simulated
-// provider, our manager when it runs as a process) and Cluster API's controllers in this
-// process.
+// provider, our manager as its own process) and Cluster API's controllers in this process.
 type harness struct {
 	fleet *fleet.Fleet
 	// c reads and writes with Cluster API's, the SimMachine's and the core types.
@@ -50,23 +53,22 @@ type harness struct {
 	capiDone     chan error
 }
 
-// startHarness starts the fleet with Cluster API's CRDs, then Cluster API's controllers; logs
-// and kubeconfigs go to stateDir (relative to the repository root unless absolute).
-// managerArgs, when not nil, run our manager as a process with these arguments. On error it
-// stops what it started.
-func startHarness(ctx context.Context, stateDir string, managerArgs []string, out io.Writer) (*harness, error) {
+// startHarness starts the fleet with Cluster API's CRDs and our manager in its Cluster API mode
+// (bin/manager --machine-apis=cluster.x-k8s.io, as a user bound only to the RBAC of
+// config/clusterapi), then Cluster API's controllers; logs and kubeconfigs go to stateDir
+// (relative to the repository root unless absolute). On error it stops what it started.
+func startHarness(ctx context.Context, stateDir string, out io.Writer) (*harness, error) {
 	crds, err := clusterAPICRDs()
 	if err != nil {
 		return nil, err
 	}
 	f, err := fleet.Start(ctx, fleet.Options{
-		StateDir:     stateDir,
-		Manager:      "bin/manager",
-		NoManager:    managerArgs == nil,
-		ManagerArgs:  managerArgs,
-		AdminManager: true,
-		CRDs:         append(crds, suiteClusterCRD()),
-		Out:          out,
+		StateDir:          stateDir,
+		Manager:           "bin/manager",
+		ManagerArgs:       managerArgs,
+		ClusterAPIManager: true,
+		CRDs:              append(crds, suiteClusterCRD()),
+		Out:               out,
 	})
 	if err != nil {
 		return nil, err

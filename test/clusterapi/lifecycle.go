@@ -16,6 +16,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/internal/managerlog"
 	"github.com/machinestatus/machinestatus/test/kwok"
 )
 
@@ -141,16 +142,8 @@ func lifecycle() []step {
 	}
 }
 
-// ManagerArgs returns our manager's arguments in the Cluster API mode, for
-// Options.ManagerArgs; nil derives our side in this process instead.
-func ManagerArgs() []string { return nil }
-
 // Options configure Run.
 type Options struct {
-	// ManagerArgs, when not nil, run our manager (bin/manager) as a process with these
-	// arguments; our side is then read from the Machine's lastOperation annotation. When nil,
-	// our side is derived in this process, as a manager would (ours.go).
-	ManagerArgs []string
 	// StateDir receives the kubeconfigs and logs (relative to the repository root unless
 	// absolute).
 	StateDir string
@@ -177,7 +170,7 @@ func Run(ctx context.Context, o Options) (steps []Step, err error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	h, err := startHarness(ctx, o.StateDir, o.ManagerArgs, o.Out)
+	h, err := startHarness(ctx, o.StateDir, o.Out)
 	if err != nil {
 		return nil, err
 	}
@@ -188,14 +181,6 @@ func Run(ctx context.Context, o Options) (steps []Step, err error) {
 		}
 	}()
 	fmt.Fprintln(o.Out, "Cluster API v1.14 controllers (Cluster, Machine, MachineHealthCheck, ClusterCache): in this process")
-	// Our side stops watching before the harness stops (an open watch delays the API server's
-	// exit).
-	oursCtx, stopOurs := context.WithCancel(ctx)
-	defer stopOurs()
-	ours, err := h.ourSide(oursCtx, o.ManagerArgs != nil)
-	if err != nil {
-		return nil, err
-	}
 	if err := h.createCluster(ctx); err != nil {
 		return nil, err
 	}
@@ -226,7 +211,7 @@ func Run(ctx context.Context, o Options) (steps []Step, err error) {
 				return steps, fmt.Errorf("step %d (%s): %w", i+1, s.name, err)
 			}
 		}
-		m, view, err := h.settle(ctx, s.reached, ours)
+		m, view, err := h.settle(ctx, s.reached)
 		if err != nil {
 			return steps, fmt.Errorf("step %d (%s): %w", i+1, s.name, err)
 		}
@@ -242,12 +227,32 @@ func Run(ctx context.Context, o Options) (steps []Step, err error) {
 	if err := h.checkDeletedEverything(ctx); err != nil {
 		return steps, err
 	}
-	return steps, nil
+	return steps, h.checkManager()
+}
+
+// checkManager checks that our manager is still running and logged nothing at ERROR: under
+// its least-privilege role, a request the role does not allow would have been logged.
+func (h *harness) checkManager() error {
+	select {
+	case <-h.fleet.Manager.Done():
+		return fmt.Errorf("our manager exited: %w", h.fleet.Manager.ExitError())
+	default:
+	}
+	lines, err := managerlog.Unexpected(h.fleet.Manager.LogPath)
+	if err != nil {
+		return err
+	}
+	if len(lines) > 0 {
+		return fmt.Errorf("our manager logged %d ERROR lines (%s), e.g.:\n%s",
+			len(lines), h.fleet.Manager.LogPath, strings.Join(lines[:min(len(lines), 5)], "\n"))
+	}
+	return nil
 }
 
 // settle waits until the worker reaches a state and stays there, unchanged, for quiet, with our
-// side caught up; it returns that settled Machine and our view of it.
-func (h *harness) settle(ctx context.Context, reached func(*clusterv1.Machine) bool, ours ourSide) (*clusterv1.Machine, ourView, error) {
+// manager caught up (its annotation is what this version of the Machine gives); it returns that
+// settled Machine and our view of it.
+func (h *harness) settle(ctx context.Context, reached func(*clusterv1.Machine) bool) (*clusterv1.Machine, ourView, error) {
 	var (
 		m        *clusterv1.Machine
 		view     ourView
@@ -269,7 +274,7 @@ func (h *harness) settle(ctx context.Context, reached func(*clusterv1.Machine) b
 			version, since = got.ResourceVersion, time.Now()
 			return false, nil
 		}
-		v := ours.view(got)
+		v := viewOf(got)
 		if !v.settled || time.Since(since) < quiet {
 			return false, nil
 		}

@@ -17,7 +17,7 @@ import (
 func TestLifecycleAgainstClusterAPI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	steps, err := Run(ctx, Options{ManagerArgs: ManagerArgs(), StateDir: t.TempDir()})
+	steps, err := Run(ctx, Options{StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

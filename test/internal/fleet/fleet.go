@@ -51,6 +51,11 @@ type Options struct {
 	// AdminManager, when true, runs managers with the admin kubeconfig instead of as
 	// ManagerUser (the least-privilege RBAC of config/rbac).
 	AdminManager bool
+	// ClusterAPIManager, when true (and AdminManager is not), binds ManagerUser to the RBAC of
+	// the manager's Cluster API mode instead (GrantClusterAPIManager: config/clusterapi's
+	// ClusterRole and config/rbac's leader election Role), for managers run with
+	// --machine-apis=cluster.x-k8s.io.
+	ClusterAPIManager bool
 	// CRDs are installed with machinestatus's and the SimMachine's (e.g. Cluster API's).
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// APIServerFlags are extra kube-apiserver flags (see embedded.Options.APIServerFlags).
@@ -158,7 +163,14 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 		return e, context.Cause(ctx)
 	}
 	e.ManagerKubeconfig = e.Kubeconfig
-	if !o.AdminManager {
+	switch {
+	case o.AdminManager:
+	case o.ClusterAPIManager:
+		e.ManagerKubeconfig = filepath.Join(e.StateDir, "manager-kubeconfig")
+		if err := GrantClusterAPIManager(ctx, e.CP, e.ManagerKubeconfig); err != nil {
+			return e, err
+		}
+	default:
 		if e.ManagerKubeconfig, err = e.grantManager(ctx); err != nil {
 			return e, err
 		}

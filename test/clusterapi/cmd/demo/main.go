@@ -28,7 +28,7 @@ func run() error {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
-	steps, err := clusterapi.Run(ctx, clusterapi.Options{ManagerArgs: clusterapi.ManagerArgs(), StateDir: ".clusterapi", Out: os.Stdout})
+	steps, err := clusterapi.Run(ctx, clusterapi.Options{StateDir: ".clusterapi", Out: os.Stdout})
 	if err != nil {
 		return err
 	}
