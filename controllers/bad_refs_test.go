@@ -18,6 +18,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // badRefTimeout is generous: the machine running the tests is shared and slow.
@@ -226,13 +227,13 @@ func TestKindInstalledLater(t *testing.T) {
 
 	var got *v1alpha1.Machine
 	// The CRD watch notices each kind at once, possibly before its object exists: wait for both.
-	waitFor(t, badRefTimeout, "the Machine to notice the new kinds", func() string {
+	harness.Wait(t, badRefTimeout, "the Machine to notice the new kinds", func(context.Context) (bool, string) {
 		got = getMachine(t, ns, "late")
 		if got.Status.Phase != v1alpha1.MachinePhaseProvisioned ||
 			conditions.GetReason(got, v1alpha1.MachineBootstrapConfigReadyCondition) != v1alpha1.MachineBootstrapDataSecretCreatedReason {
-			return describe(got)
+			return false, describe(got)
 		}
-		return ""
+		return true, ""
 	})
 	if r := conditions.GetReason(got, v1alpha1.MachineBootstrapConfigReadyCondition); r != v1alpha1.MachineBootstrapDataSecretCreatedReason {
 		t.Fatalf("BootstrapConfigReady reason %q: %s", r, describe(got))
@@ -256,15 +257,15 @@ func TestKindInstalledLater(t *testing.T) {
 func waitCondition(t *testing.T, ns, name, ct string, check func(*metav1.Condition) string) *metav1.Condition {
 	t.Helper()
 	var c *metav1.Condition
-	waitFor(t, badRefTimeout, ct, func() string {
+	harness.Wait(t, badRefTimeout, ct, func(context.Context) (bool, string) {
 		m := getMachine(t, ns, name)
 		if c = conditions.Get(m, ct); c == nil {
-			return describe(m)
+			return false, describe(m)
 		}
 		if why := check(c); why != "" {
-			return ct + " " + string(c.Status) + " " + why
+			return false, ct + " " + string(c.Status) + " " + why
 		}
-		return ""
+		return true, ""
 	})
 	return c
 }
@@ -307,11 +308,11 @@ func createLater(t *testing.T, gvk schema.GroupVersionKind, ns, name string, sta
 	u.SetGroupVersionKind(gvk)
 	u.SetNamespace(ns)
 	u.SetName(name)
-	waitFor(t, badRefTimeout, gvk.Kind+" served", func() string {
+	harness.Wait(t, badRefTimeout, gvk.Kind+" served", func(context.Context) (bool, string) {
 		if err := k8s.Create(context.Background(), u.DeepCopy()); err != nil {
-			return err.Error()
+			return false, err.Error()
 		}
-		return ""
+		return true, ""
 	})
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
 		t.Fatal(err)

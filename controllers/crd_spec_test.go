@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // cause is one cause of the API server's validation error: the field path and the message.
@@ -182,11 +183,11 @@ func TestCRDRejectsBadStatus(t *testing.T) {
 	m := newMachine(ns, "status")
 	m.Annotations = map[string]string{v1alpha1.PausedAnnotation: "true"} // keep the controller out
 	create(t, m)
-	waitFor(t, badRefTimeout, "the controller's Paused condition", func() string {
+	harness.Wait(t, badRefTimeout, "the controller's Paused condition", func(context.Context) (bool, string) {
 		if len(getMachine(t, ns, "status").Status.Conditions) == 0 {
-			return "no conditions yet"
+			return false, "no conditions yet"
 		}
-		return ""
+		return true, ""
 	})
 	now := metav1.NewTime(time.Now().Truncate(time.Second))
 	op := func(typ v1alpha1.MachineOperationType, state v1alpha1.MachineOperationState, description string) *v1alpha1.LastOperation {

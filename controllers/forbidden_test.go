@@ -18,6 +18,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // TestForbiddenKind: Machines whose infrastructure and bootstrap references name kinds the
@@ -125,15 +126,15 @@ func TestForbiddenKind(t *testing.T) {
 	for i := range machines {
 		name := fmt.Sprintf("fm-%d", i)
 		var got *v1alpha1.Machine
-		waitFor(t, badRefTimeout, name+" to read its references once allowed", func() string {
+		harness.Wait(t, badRefTimeout, name+" to read its references once allowed", func(context.Context) (bool, string) {
 			got = getMachine(t, ns, name)
 			if got.Status.Phase != v1alpha1.MachinePhaseProvisioned {
-				return describe(got)
+				return false, describe(got)
 			}
 			if r := conditions.GetReason(got, v1alpha1.MachineBootstrapConfigReadyCondition); r != v1alpha1.MachineBootstrapDataSecretCreatedReason {
-				return describe(got)
+				return false, describe(got)
 			}
-			return ""
+			return true, ""
 		})
 	}
 	// The informers exist now, and their requests are counted: the zero above meant something.

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 const waitTimeout = 20 * time.Second
@@ -152,15 +153,15 @@ func updateMachine(t *testing.T, ns, name string, mutate func(*v1alpha1.Machine)
 func waitPhase(t *testing.T, ns, name string, want v1alpha1.MachinePhase) *v1alpha1.Machine {
 	t.Helper()
 	var m *v1alpha1.Machine
-	waitFor(t, waitTimeout, "phase "+string(want), func() string {
+	harness.Wait(t, waitTimeout, "phase "+string(want), func(context.Context) (bool, string) {
 		m = &v1alpha1.Machine{}
 		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, m); err != nil {
-			return err.Error()
+			return false, err.Error()
 		}
 		if m.Status.Phase != want {
-			return describe(m)
+			return false, describe(m)
 		}
-		return ""
+		return true, ""
 	})
 	return m
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 var provisionedStatus = map[string]any{"initialization": map[string]any{"provisioned": true}}
@@ -18,12 +19,12 @@ var provisionedStatus = map[string]any{"initialization": map[string]any{"provisi
 func waitReason(t *testing.T, ns, name, typ string, status metav1.ConditionStatus, reason string) *v1alpha1.Machine {
 	t.Helper()
 	var m *v1alpha1.Machine
-	waitFor(t, waitTimeout, typ+"="+string(status)+" "+reason, func() string {
+	harness.Wait(t, waitTimeout, typ+"="+string(status)+" "+reason, func(context.Context) (bool, string) {
 		m = getMachine(t, ns, name)
 		if c := conditions.Get(m, typ); c == nil || c.Status != status || c.Reason != reason {
-			return describe(m)
+			return false, describe(m)
 		}
-		return ""
+		return true, ""
 	})
 	return m
 }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // readUnstructured reads a Machine as the API server serves it (unstructured, so that nothing the
@@ -42,12 +43,12 @@ func kstatusOf(t *testing.T, u *unstructured.Unstructured) *status.Result {
 func waitKstatus(t *testing.T, ns, name string, want status.Status) *status.Result {
 	t.Helper()
 	var res *status.Result
-	waitFor(t, waitTimeout, "kstatus "+want.String(), func() string {
+	harness.Wait(t, waitTimeout, "kstatus "+want.String(), func(context.Context) (bool, string) {
 		res = kstatusOf(t, readUnstructured(t, ns, name))
 		if res.Status != want {
-			return res.Status.String() + ": " + res.Message
+			return false, res.Status.String() + ": " + res.Message
 		}
-		return ""
+		return true, ""
 	})
 	return res
 }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // TestKubectlWaitAfterSpecChange checks kubectl wait's observedGeneration rule: after a spec
@@ -39,11 +40,11 @@ func TestKubectlWaitAfterSpecChange(t *testing.T) {
 	updateMachine(t, ns, name, func(m *v1alpha1.Machine) {
 		m.Annotations = map[string]string{v1alpha1.PausedAnnotation: ""}
 	})
-	waitFor(t, waitTimeout, "Paused=True", func() string {
+	harness.Wait(t, waitTimeout, "Paused=True", func(context.Context) (bool, string) {
 		if c := findCondition(getMachine(t, ns, name), v1alpha1.MachinePausedCondition); c == nil || c.Status != "True" {
-			return "not paused yet"
+			return false, "not paused yet"
 		}
-		return ""
+		return true, ""
 	})
 	updateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Version = "v1.36.4" })
 	got := getMachine(t, ns, name)

@@ -1,6 +1,8 @@
 package controllers_test
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // kubectl runs the real kubectl built by `make tools` against the test API server.
@@ -86,18 +89,16 @@ func TestKubectl(t *testing.T) {
 		`^\s+Normal\s+MachineRunning\s+.*Phase changed from \w+ to Running$`,
 		`^\s+Normal\s+CreateSucceeded\s+.*Create succeeded$`,
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	harness.Wait(t, waitTimeout, "kubectl describe machine to show the events", func(context.Context) (bool, string) {
 		out, err = kubectl(t, "-n", ns, "describe", "machine", "k1")
 		if err != nil {
-			t.Fatalf("kubectl describe machine: %v: %s", err, out)
+			return false, fmt.Sprintf("%v: %s", err, out)
 		}
-		if missingLines(out, describePatterns...) == nil || time.Now().After(deadline) {
-			break
+		if missing := missingLines(out, describePatterns...); missing != nil {
+			return false, fmt.Sprintf("no line matches %q in\n%s", missing, out)
 		}
-		time.Sleep(500 * time.Millisecond)
-	}
-	wantLines(t, "kubectl describe machine", out, describePatterns...)
+		return true, ""
+	})
 }
 
 // wantLines fails unless every pattern matches some line of out.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // TestLifecycle drives one Machine through every phase with a real API server and real Node
@@ -128,11 +129,11 @@ func TestLifecycle(t *testing.T) {
 		t.Fatalf("Deleting reason %q", r)
 	}
 	deleteInfra(t, ns, name)
-	waitFor(t, waitTimeout, "WaitingForNodeDeletion", func() string {
+	harness.Wait(t, waitTimeout, "WaitingForNodeDeletion", func(context.Context) (bool, string) {
 		if r := conditions.GetReason(getMachine(t, ns, name), v1alpha1.MachineDeletingCondition); r != v1alpha1.MachineDeletingWaitingForNodeDeletionReason {
-			return r
+			return false, r
 		}
-		return ""
+		return true, ""
 	})
 	if err := k8s.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}); err != nil {
 		t.Fatal(err)
@@ -141,11 +142,11 @@ func TestLifecycle(t *testing.T) {
 
 	// No finalizer of our own: once the other controller's is removed, the Machine is gone.
 	updateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Finalizers = nil })
-	waitFor(t, waitTimeout, "the Machine to be gone", func() string {
+	harness.Wait(t, waitTimeout, "the Machine to be gone", func(context.Context) (bool, string) {
 		err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &v1alpha1.Machine{})
 		if apierrors.IsNotFound(err) {
-			return ""
+			return true, ""
 		}
-		return "still present"
+		return false, "still present"
 	})
 }

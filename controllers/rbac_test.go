@@ -21,6 +21,7 @@ import (
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/config/rbac"
 	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // access is one (verb, group, resource[/subresource]) request; namespace "" is cluster-wide.
@@ -159,27 +160,27 @@ func forbidden(t *testing.T, what string, err error) {
 // the "became leader" event there, with nothing but the leader election Role.
 func TestLeaderElectionWithItsRole(t *testing.T) {
 	ctx := context.Background()
-	waitFor(t, time.Minute, "the manager's Lease", func() string {
+	harness.Wait(t, time.Minute, "the manager's Lease", func(context.Context) (bool, string) {
 		l := &coordinationv1.Lease{}
 		if err := k8s.Get(ctx, client.ObjectKey{Namespace: managerNamespace, Name: leaderElectionID}, l); err != nil {
-			return err.Error()
+			return false, err.Error()
 		}
 		if l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == "" {
-			return "no holder"
+			return false, "no holder"
 		}
-		return ""
+		return true, ""
 	})
-	waitFor(t, time.Minute, "the LeaderElection event", func() string {
+	harness.Wait(t, time.Minute, "the LeaderElection event", func(context.Context) (bool, string) {
 		evs := &corev1.EventList{}
 		if err := k8s.List(ctx, evs, client.InNamespace(managerNamespace)); err != nil {
-			return err.Error()
+			return false, err.Error()
 		}
 		for _, e := range evs.Items {
 			if e.Reason == "LeaderElection" && e.InvolvedObject.Name == leaderElectionID {
-				return ""
+				return true, ""
 			}
 		}
-		return fmt.Sprintf("%d events, none with reason LeaderElection", len(evs.Items))
+		return false, fmt.Sprintf("%d events, none with reason LeaderElection", len(evs.Items))
 	})
 }
 

@@ -215,21 +215,6 @@ func fakeInfraCRD() *apiextensionsv1.CustomResourceDefinition {
 	}
 }
 
-// waitFor polls get until check returns "" or the timeout passes; it fails with the last
-// reason check gave.
-func waitFor(t *testing.T, timeout time.Duration, what string, check func() string) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	last := ""
-	for time.Now().Before(deadline) {
-		if last = check(); last == "" {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %s waiting for %s: %s", timeout, what, last)
-}
-
 // newNamespace creates a namespace for one test.
 func newNamespace(t *testing.T) string {
 	t.Helper()

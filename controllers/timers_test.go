@@ -1,6 +1,7 @@
 package controllers_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // TestHealthCheckRequeuesAtDeadline: after the Node turns NotReady nothing else changes, so only
@@ -67,12 +69,12 @@ func TestPausedRewritesNothingElse(t *testing.T) {
 		m.Annotations = map[string]string{v1alpha1.PausedAnnotation: ""}
 	})
 	var paused *v1alpha1.Machine
-	waitFor(t, waitTimeout, "Paused=True", func() string {
+	harness.Wait(t, waitTimeout, "Paused=True", func(context.Context) (bool, string) {
 		paused = getMachine(t, ns, "p")
 		if !conditions.IsTrue(paused, v1alpha1.MachinePausedCondition) {
-			return describe(paused)
+			return false, describe(paused)
 		}
-		return ""
+		return true, ""
 	})
 	updateNode(t, ns+"-p", func(n *corev1.Node) { n.Spec.Unschedulable = true })
 	time.Sleep(2 * time.Second) // give a (wrong) reconcile time to happen
@@ -94,27 +96,27 @@ func TestUnreadableReferences(t *testing.T) {
 
 	createInfra(t, ns, "bad", map[string]any{}, map[string]any{"ready": "yes"})
 	create(t, newMachine(ns, "bad"))
-	waitFor(t, waitTimeout, "InfrastructureContractViolation", func() string {
+	harness.Wait(t, waitTimeout, "InfrastructureContractViolation", func(context.Context) (bool, string) {
 		m := getMachine(t, ns, "bad")
 		c := conditions.Get(m, v1alpha1.MachineInfrastructureReadyCondition)
 		if c == nil || c.Reason != v1alpha1.MachineInfrastructureContractViolationReason || c.Status != "Unknown" {
-			return describe(m)
+			return false, describe(m)
 		}
 		if want := "FakeMachine bad does not follow the contract: status.ready"; len(c.Message) < len(want) || c.Message[:len(want)] != want {
-			return "message: " + c.Message
+			return false, "message: " + c.Message
 		}
-		return ""
+		return true, ""
 	})
 
 	m := newMachine(ns, "nokind")
 	m.Spec.InfrastructureRef.Kind = "NotInstalled"
 	create(t, m)
-	waitFor(t, waitTimeout, "kind not served", func() string {
+	harness.Wait(t, waitTimeout, "kind not served", func(context.Context) (bool, string) {
 		got := getMachine(t, ns, "nokind")
 		if conditions.GetReason(got, v1alpha1.MachineInfrastructureReadyCondition) != v1alpha1.MachineInfrastructureKindNotServedReason {
-			return describe(got)
+			return false, describe(got)
 		}
-		return ""
+		return true, ""
 	})
 
 	// Any kind can be a bootstrap config: here a FakeMachine with the v1beta2 bootstrap fields.

@@ -17,6 +17,7 @@ import (
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
 	"github.com/machinestatus/machinestatus/controllers"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // countingReconciler is a second reconciler on the manager's cache whose client counts every
@@ -91,12 +92,12 @@ func TestNoWriteWithoutChange(t *testing.T) {
 
 	// A real change (the Node is cordoned) is one write, however often it is reconciled.
 	updateNode(t, ns+"-idle", func(n *corev1.Node) { n.Spec.Unschedulable = true })
-	waitFor(t, waitTimeout, "the cache to see the cordon", func() string {
+	harness.Wait(t, waitTimeout, "the cache to see the cordon", func(context.Context) (bool, string) {
 		n := &corev1.Node{}
 		if err := mgr.GetCache().Get(ctx, client.ObjectKey{Name: ns + "-idle"}, n); err != nil || !n.Spec.Unschedulable {
-			return "not yet"
+			return false, "not yet"
 		}
-		return ""
+		return true, ""
 	})
 	// Stop the manager's own reconciler from racing: compare the written status instead.
 	waitPhase(t, ns, "idle", v1alpha1.MachinePhaseDraining)
@@ -132,12 +133,12 @@ func TestOtherWritersConditionsKept(t *testing.T) {
 	if err := k8s.Status().Update(ctx, other, client.FieldOwner("network-controller")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, "Ready=False from the gate", func() string {
+	harness.Wait(t, waitTimeout, "Ready=False from the gate", func(context.Context) (bool, string) {
 		got := getMachine(t, ns, "gated")
 		if !conditions.IsFalse(got, v1alpha1.MachineReadyCondition) {
-			return describe(got)
+			return false, describe(got)
 		}
-		return ""
+		return true, ""
 	})
 
 	// The controller writes again (a Node change); the other condition must still be there.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,12 +10,12 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/machinestatus/machinestatus/internal/describe"
 	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // TestDescribeWithoutCRDs runs describe against a control plane of its own that serves no
@@ -67,13 +68,10 @@ func TestDescribeWithoutCRDs(t *testing.T) {
 	if err := k8s.Delete(ctx, crd); err != nil {
 		t.Fatal(err)
 	}
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+	harness.Wait(t, 2*time.Minute, "the CRD to be deleted", func(ctx context.Context) (bool, string) {
 		err := k8s.Get(ctx, client.ObjectKeyFromObject(crd), &apiextensionsv1.CustomResourceDefinition{})
-		return apierrors.IsNotFound(err), nil
+		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
 	})
-	if err != nil {
-		t.Fatalf("the CRD was not deleted: %v", err)
-	}
 	for _, typ := range []string{"ma", "machine"} {
 		expectError(t, "the server does not serve machines.cluster.x-k8s.io: install Cluster API v1.11 or later", "describe", typ)
 	}

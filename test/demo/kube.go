@@ -15,13 +15,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // namespace is where the samples are applied (kubectl's default).
 const namespace = "default"
-
-// pollInterval is how often wait reads the Machines.
-const pollInterval = 200 * time.Millisecond
 
 // kubectl prints and runs `kubectl args...` against the demo's API server, from the repository
 // root (the samples are given relative to it).
@@ -42,24 +40,13 @@ func (e *env) kubectl(ctx context.Context, args ...string) error {
 // wait polls the Machines until every expectation holds, or fails after timeout with what it
 // saw last.
 func (e *env) wait(ctx context.Context, timeout time.Duration, want []expect) error {
-	deadline := time.Now().Add(timeout)
-	for {
+	return harness.Poll(ctx, timeout, func(ctx context.Context) (bool, string) {
 		unmet, err := e.unmet(ctx, want)
 		if err != nil {
-			return err
+			return false, err.Error()
 		}
-		if len(unmet) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not reached within %s:\n%s", timeout, strings.Join(unmet, "\n"))
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w; still waiting for:\n%s", context.Cause(ctx), strings.Join(unmet, "\n"))
-		case <-time.After(pollInterval):
-		}
-	}
+		return len(unmet) == 0, "still waiting for:\n" + strings.Join(unmet, "\n")
+	})
 }
 
 // unmet returns one description per expectation that does not hold yet, with the Machine's

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 const testFieldOwner = "machinestatus-deploy-test"
@@ -46,7 +48,7 @@ func TestRenderedManifestsApply(t *testing.T) {
 	}
 
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	waitUntil(t, ctx, "the Machine CRD to be established", func() (bool, string) {
+	harness.Wait(t, 2*time.Minute, "the Machine CRD to be established", func(context.Context) (bool, string) {
 		if err := k8s.Get(ctx, client.ObjectKey{Name: "machines.machinestatus.io"}, crd); err != nil {
 			return false, err.Error()
 		}
@@ -99,21 +101,4 @@ func ownedBy(o client.Object, manager string) bool {
 		}
 	}
 	return false
-}
-
-// waitUntil polls done every 200 ms until it reports true; it fails the test with done's last
-// explanation when ctx ends first.
-func waitUntil(t *testing.T, ctx context.Context, what string, done func() (bool, string)) {
-	t.Helper()
-	for {
-		ok, why := done()
-		if ok {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("gave up waiting for %s: %s", what, why)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }

@@ -53,7 +53,7 @@ func TestMakeDeployUndeploy(t *testing.T) {
 	defer stop()
 	go finalizeNamespaces(fctx, namespacesOf(objs))
 	runMake(t, ctx, "undeploy")
-	waitGone(t, ctx, objs)
+	waitGone(t, objs)
 	runMake(t, ctx, "undeploy") // nothing left: --ignore-not-found
 
 	if after := snapshot(t, filepath.Join(root, "config")); !maps.Equal(configBefore, after) {

@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // defaultImage is the manager image config/default names when IMG is not substituted.
@@ -180,32 +182,25 @@ func undeployed(t *testing.T, objs []*unstructured.Unstructured) {
 			t.Errorf("cannot delete %s: %v", describe(o), err)
 		}
 	}
-	waitGone(t, ctx, objs)
+	waitGone(t, objs)
 }
 
-// waitGone waits until none of objs exists any more, polling every 200 ms until ctx ends.
-func waitGone(t *testing.T, ctx context.Context, objs []*unstructured.Unstructured) {
+// waitGone waits until none of objs exists any more.
+func waitGone(t *testing.T, objs []*unstructured.Unstructured) {
 	t.Helper()
-	for {
+	harness.Wait(t, 2*time.Minute, "the deleted objects to be gone", func(ctx context.Context) (bool, string) {
 		var left []string
 		for _, o := range objs {
 			got, err := live(ctx, o)
 			if err != nil {
-				t.Fatalf("cannot read %s: %v", describe(o), err)
+				return false, fmt.Sprintf("cannot read %s: %v", describe(o), err)
 			}
 			if got != nil {
 				left = append(left, describe(o))
 			}
 		}
-		if len(left) == 0 {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("still there after deletion: %s", strings.Join(left, ", "))
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		return len(left) == 0, "still there: " + strings.Join(left, ", ")
+	})
 }
 
 // namespacesOf returns the names of the Namespace objects among objs.
@@ -223,13 +218,13 @@ func namespacesOf(objs []*unstructured.Unstructured) []string {
 // envtest does not run: once a named Namespace is being deleted it removes the namespace's
 // "kubernetes" finalizer so the deletion completes (the objects in it are deleted by whoever
 // deletes the namespace: kubectl or undeployed). It returns when every named
-// namespace is gone or ctx ends.
+// namespace is gone, ctx ends or 5 minutes pass.
 func finalizeNamespaces(ctx context.Context, names []string) {
 	pending := map[string]bool{}
 	for _, n := range names {
 		pending[n] = true
 	}
-	for len(pending) > 0 {
+	_ = harness.Poll(ctx, 5*time.Minute, func(ctx context.Context) (bool, string) {
 		for name := range pending {
 			ns, err := clientset.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 			switch {
@@ -241,10 +236,6 @@ func finalizeNamespaces(ctx context.Context, names []string) {
 				_, _ = clientset.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{})
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		return len(pending) == 0, fmt.Sprintf("%d namespaces left", len(pending))
+	})
 }

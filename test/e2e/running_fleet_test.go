@@ -9,9 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // TestInstalledOnARunningFleet: Machines whose Nodes have been running for an hour, created
@@ -56,20 +56,18 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 		"ready": {string(v1alpha1.MachineOperationCreate), string(v1alpha1.MachineOperationStateSuccessful)},
 	}
 	got := map[string][2]string{}
-	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	harness.Wait(t, 2*time.Minute, "the manager to write every lastOperation", func(ctx context.Context) (bool, string) {
 		for name := range want {
 			m := &v1alpha1.Machine{}
 			if err := k8s.Get(ctx, keyOf(&v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}), m); err != nil {
-				return false, err
+				return false, err.Error()
 			}
 			if op := m.Status.LastOperation; op != nil && m.Status.NodeRef != nil {
 				got[name] = [2]string{string(op.Type), string(op.State)}
 			}
 		}
-		return len(got) == len(want), nil
-	}); err != nil {
-		t.Fatalf("the manager did not write every lastOperation (got %v): %v", got, err)
-	}
+		return len(got) == len(want), fmt.Sprintf("got %v", got)
+	})
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("lastOperation (type, state) per Machine (-want +got):\n%s", diff)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/controllers"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // startShard runs a manager that reconciles only the Machines matching selector and writes
@@ -58,7 +59,6 @@ func startShard(t *testing.T, selector, fieldOwner string) {
 // TestShardsSplitAFleet: two managers with disjoint --machine-selector values against one API
 // server; every Machine gets a status, written by exactly one of them.
 func TestShardsSplitAFleet(t *testing.T) {
-	ctx := context.Background()
 	ns := newNamespace(t)
 	startShard(t, "pool=a", "shard-a")
 	startShard(t, "pool=b", "shard-b")
@@ -72,11 +72,10 @@ func TestShardsSplitAFleet(t *testing.T) {
 	}
 	unowned := newMachine(t, ns, "no-pool")
 
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	harness.Wait(t, 2*time.Minute, "every Machine of a shard to get a status", func(ctx context.Context) (bool, string) {
 		list := &v1alpha1.MachineList{}
 		if err := k8s.List(ctx, list); err != nil {
-			t.Fatal(err)
+			return false, err.Error()
 		}
 		pending := 0
 		for _, m := range list.Items {
@@ -94,14 +93,8 @@ func TestShardsSplitAFleet(t *testing.T) {
 				t.Fatalf("Machine %s written by %v, want only %s", m.Name, writers, want[m.Name])
 			}
 		}
-		if pending == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d Machines still without status", pending)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return pending == 0, fmt.Sprintf("%d Machines still without status", pending)
+	})
 }
 
 // statusWriters lists the field managers that own fields of the status subresource.

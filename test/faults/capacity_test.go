@@ -20,6 +20,7 @@ import (
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
 	"github.com/machinestatus/machinestatus/controllers"
+	"github.com/machinestatus/machinestatus/test/harness"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 	"github.com/machinestatus/machinestatus/test/internal/managerlog"
 )
@@ -217,7 +218,7 @@ func refuseStatusWrites(t *testing.T, ns string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := poll(ctx, time.Minute, func(ctx context.Context) (bool, string) {
+	if err := harness.Poll(ctx, time.Minute, func(ctx context.Context) (bool, string) {
 		m := &list.Items[0]
 		err := as.Status().Patch(ctx, m, client.RawPatch(types.MergePatchType, []byte(`{"status":{}}`)), client.DryRunAll)
 		return apierrors.IsForbidden(err), fmt.Sprintf("dry-run status write: %v", err)
@@ -229,7 +230,7 @@ func refuseStatusWrites(t *testing.T, ns string) {
 // waitMachine waits until the fixture's only Machine passes ok ("" means it does).
 func (fx *fixture) waitMachine(what string, ok func(*v1alpha1.Machine) string) {
 	fx.t.Helper()
-	fx.waitFor(2*time.Minute, what, func(ctx context.Context) (bool, string) {
+	harness.Wait(fx.t, 2*time.Minute, what, func(ctx context.Context) (bool, string) {
 		m := &v1alpha1.Machine{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: fx.name, Name: fx.names[0]}, m); err != nil {
 			return false, err.Error()
@@ -242,7 +243,7 @@ func (fx *fixture) waitMachine(what string, ok func(*v1alpha1.Machine) string) {
 // waitEvent waits for an Event of reason about one of the fixture's Machines.
 func (fx *fixture) waitEvent(reason string) {
 	fx.t.Helper()
-	fx.waitFor(time.Minute, "a "+reason+" event", func(ctx context.Context) (bool, string) {
+	harness.Wait(fx.t, time.Minute, "a "+reason+" event", func(ctx context.Context) (bool, string) {
 		list := &eventsv1.EventList{}
 		if err := env.Client.List(ctx, list, client.InNamespace(fx.name)); err != nil {
 			return false, err.Error()
@@ -260,7 +261,7 @@ func (fx *fixture) waitEvent(reason string) {
 // least n.
 func (fx *fixture) waitMetric(m *manager, name string, want map[string]string, n float64) {
 	fx.t.Helper()
-	fx.waitFor(time.Minute, fmt.Sprintf("%s%v ≥ %g", name, want, n), func(ctx context.Context) (bool, string) {
+	harness.Wait(fx.t, time.Minute, fmt.Sprintf("%s%v ≥ %g", name, want, n), func(ctx context.Context) (bool, string) {
 		v, err := m.metric(ctx, name, want)
 		if err != nil {
 			return false, err.Error()

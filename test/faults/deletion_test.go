@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // holdFinalizer is another controller's finalizer (the test's) on some Machines.
@@ -80,7 +81,7 @@ func TestDeletionNeverBlocked(t *testing.T) {
 			deleted++
 		}
 		if mode == "manager running" {
-			fx.waitFor(time.Minute, "the held Machines to be Deleting", func(ctx context.Context) (bool, string) {
+			harness.Wait(fx.t, time.Minute, "the held Machines to be Deleting", func(ctx context.Context) (bool, string) {
 				ms, err := fx.list(ctx)
 				if err != nil {
 					return false, err.Error()

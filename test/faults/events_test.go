@@ -12,6 +12,8 @@ import (
 
 	eventsv1 "k8s.io/api/events/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // TestFlappingNodeBoundedEvents flips a Machine's Node between Ready=False and Ready=True 8 times.
@@ -36,7 +38,7 @@ func TestFlappingNodeBoundedEvents(t *testing.T) {
 
 	repeated := []string{"MachineUnknown", "MachineRunning"}
 	var objects map[string]int
-	fx.waitFor(time.Minute, "the repeated events to form series", func(ctx context.Context) (bool, string) {
+	harness.Wait(fx.t, time.Minute, "the repeated events to form series", func(ctx context.Context) (bool, string) {
 		list := &eventsv1.EventList{}
 		if err := env.Client.List(ctx, list, client.InNamespace(fx.name)); err != nil {
 			return false, err.Error()

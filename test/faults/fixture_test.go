@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/internal/managerlog"
 	"github.com/machinestatus/machinestatus/test/kwok"
@@ -96,38 +97,10 @@ func (fx *fixture) list(ctx context.Context) (map[string]*v1alpha1.Machine, erro
 	return out, nil
 }
 
-// waitFor polls done every 250 ms until it reports true; it fails the test after timeout with
-// done's last explanation. Errors of done are explanations too (the API server may be away).
-func (fx *fixture) waitFor(timeout time.Duration, what string, done func(ctx context.Context) (bool, string)) {
-	fx.t.Helper()
-	if err := poll(fx.t.Context(), timeout, done); err != nil {
-		fx.t.Fatalf("waiting for %s: %v", what, err)
-	}
-}
-
-// poll is waitFor without a test: it returns an error naming done's last explanation.
-func poll(ctx context.Context, timeout time.Duration, done func(ctx context.Context) (bool, string)) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, why := done(ctx)
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("timed out after %s: %s", timeout, why)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w: %s", ctx.Err(), why)
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
-}
-
 // waitStates waits until every Machine of want shows what its inputs call for (see check).
 func (fx *fixture) waitStates(timeout time.Duration, want map[string]inputState) {
 	fx.t.Helper()
-	fx.waitFor(timeout, "every Machine to show its inputs", func(ctx context.Context) (bool, string) {
+	harness.Wait(fx.t, timeout, "every Machine to show its inputs", func(ctx context.Context) (bool, string) {
 		ms, err := fx.list(ctx)
 		if err != nil {
 			return false, err.Error()
@@ -159,7 +132,7 @@ func (fx *fixture) all(s inputState) map[string]inputState {
 // retryFor calls f until it succeeds or a minute has passed (the API server may be coming back).
 func retryFor(ctx context.Context, what string, f func(ctx context.Context) error) error {
 	var last error
-	err := poll(ctx, time.Minute, func(ctx context.Context) (bool, string) {
+	err := harness.Poll(ctx, time.Minute, func(ctx context.Context) (bool, string) {
 		last = f(ctx)
 		return last == nil, fmt.Sprint(last)
 	})

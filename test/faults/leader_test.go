@@ -14,6 +14,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // The manager's leader election timings: controller-runtime's defaults, which it does not
@@ -50,7 +52,7 @@ func TestLeaderElectionTakeover(t *testing.T) {
 	b := fx.startManager("", args("faults-b")...)
 	fx.waitStates(2*time.Minute, fx.all(healthy))
 	// B is up (its metrics answer) and is not the leader.
-	fx.waitFor(time.Minute, "the standby's metrics", func(ctx context.Context) (bool, string) {
+	harness.Wait(fx.t, time.Minute, "the standby's metrics", func(ctx context.Context) (bool, string) {
 		_, err := b.reconciles(ctx)
 		return err == nil, fmt.Sprint(err)
 	})
@@ -152,17 +154,13 @@ func leaseHolder(t *testing.T, name string) string {
 	return *l.Spec.HolderIdentity
 }
 
-// waitLeaseHolder polls Lease name every 100 ms until a holder other than "" and not is
-// there, and returns it.
+// waitLeaseHolder waits until a holder other than "" and not holds Lease name, and returns it.
 func waitLeaseHolder(t *testing.T, name, not string) string {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		if h := leaseHolder(t, name); h != "" && h != not {
-			return h
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("no new holder of Lease %s/%s within 2 minutes (the last was %q)", leaseNamespace, name, not)
-	return ""
+	var h string
+	harness.Wait(t, 2*time.Minute, "a new holder of Lease "+leaseNamespace+"/"+name, func(context.Context) (bool, string) {
+		h = leaseHolder(t, name)
+		return h != "" && h != not, fmt.Sprintf("holder %q (the last was %q)", h, not)
+	})
+	return h
 }

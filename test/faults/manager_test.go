@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/machinestatus/machinestatus/test/harness"
 	"github.com/machinestatus/machinestatus/test/internal/host"
 	"github.com/machinestatus/machinestatus/test/internal/managerlog"
 	"github.com/machinestatus/machinestatus/test/internal/proc"
@@ -105,7 +106,7 @@ func (m *manager) reconciles(ctx context.Context) (int, error) {
 // waitReconciled waits until the manager has finished at least n reconciles.
 func (fx *fixture) waitReconciled(m *manager, n int) {
 	fx.t.Helper()
-	fx.waitFor(2*time.Minute, fmt.Sprintf("%s to finish %d reconciles", m.Name, n), func(ctx context.Context) (bool, string) {
+	harness.Wait(fx.t, 2*time.Minute, fmt.Sprintf("%s to finish %d reconciles", m.Name, n), func(ctx context.Context) (bool, string) {
 		if !m.alive() {
 			fx.t.Fatalf("%s exited: %v\n%s", m.Name, m.ExitError(), m.Tail(20))
 		}

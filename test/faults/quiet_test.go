@@ -16,6 +16,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/internal/quietlog"
+	"github.com/machinestatus/machinestatus/test/harness"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/internal/managerlog"
 )
@@ -55,7 +56,7 @@ func TestNamespaceDeletionLogsNoError(t *testing.T) {
 			}
 		}
 	}
-	fx.waitFor(time.Minute, "the held Machines to be Deleted", func(ctx context.Context) (bool, string) {
+	harness.Wait(fx.t, time.Minute, "the held Machines to be Deleted", func(ctx context.Context) (bool, string) {
 		ms, err := fx.list(ctx)
 		if err != nil {
 			return false, err.Error()
@@ -69,7 +70,7 @@ func TestNamespaceDeletionLogsNoError(t *testing.T) {
 	})
 	// The phase events (MachineDeleting, MachineDeleted, DeleteSucceeded) are refused; the
 	// manager says so at debug level.
-	fx.waitFor(time.Minute, "the manager to note the refused events", func(context.Context) (bool, string) {
+	harness.Wait(fx.t, time.Minute, "the manager to note the refused events", func(context.Context) (bool, string) {
 		b, err := os.ReadFile(mgr.LogPath)
 		if err != nil {
 			return false, err.Error()

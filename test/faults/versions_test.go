@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 	"github.com/machinestatus/machinestatus/test/internal/managerlog"
 )
 
@@ -144,7 +145,7 @@ func applyUpCRD(t *testing.T, c client.Client, k upKind, served []string, storag
 	if err != nil {
 		t.Fatalf("cannot write CRD %s: %v", k.crdName(), err)
 	}
-	if err := poll(ctx, time.Minute, func(ctx context.Context) (bool, string) {
+	if err := harness.Poll(ctx, time.Minute, func(ctx context.Context) (bool, string) {
 		for _, v := range served {
 			list := &unstructured.UnstructuredList{}
 			list.SetGroupVersionKind(schema.GroupVersionKind{Group: k.group, Version: v, Kind: k.kind + "List"})
@@ -164,7 +165,7 @@ func deleteCRD(t *testing.T, c client.Client, k upKind) {
 	if err := c.Delete(t.Context(), crd); err != nil {
 		t.Fatal(err)
 	}
-	if err := poll(t.Context(), time.Minute, func(ctx context.Context) (bool, string) {
+	if err := harness.Poll(t.Context(), time.Minute, func(ctx context.Context) (bool, string) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(crd), crd)
 		return apierrors.IsNotFound(err), fmt.Sprintf("CRD %s: %v", k.crdName(), err)
 	}); err != nil {
@@ -228,7 +229,7 @@ func createMachine(t *testing.T, ns, name string, infra upKind, bootstrap *upKin
 // "Phase/InfrastructureReady's reason" ("*" for any phase).
 func (fx *fixture) waitPhases(want map[string]string) {
 	fx.t.Helper()
-	fx.waitFor(2*time.Minute, fmt.Sprint("Machines ", want), func(ctx context.Context) (bool, string) {
+	harness.Wait(fx.t, 2*time.Minute, fmt.Sprint("Machines ", want), func(ctx context.Context) (bool, string) {
 		for _, name := range sortedKeys(want) {
 			m := &v1alpha1.Machine{}
 			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: fx.name, Name: name}, m); err != nil {

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 	"github.com/machinestatus/machinestatus/test/internal/host"
@@ -89,7 +90,11 @@ func TestMetricsEndpoint(t *testing.T) {
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: leaseNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	hint := func() string { return f.LogHint() }
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(f.LogHint())
+		}
+	})
 	token, err := f.ScraperToken(ctx, "prometheus", true)
 	if err != nil {
 		t.Fatal(err)
@@ -102,12 +107,12 @@ func TestMetricsEndpoint(t *testing.T) {
 
 	for _, path := range []string{"/healthz", "/readyz"} {
 		url := fmt.Sprintf("http://127.0.0.1:%d%s", probePort, path)
-		waitFor(t, ctx, "the manager's "+path, hint, func() (bool, string) {
+		harness.Wait(t, 2*time.Minute, "the manager's "+path, func(context.Context) (bool, string) {
 			_, err := get(ctx, url)
 			return err == nil, fmt.Sprint(err)
 		})
 	}
-	waitFor(t, ctx, "the manager to lead", hint, func() (bool, string) {
+	harness.Wait(t, 2*time.Minute, "the manager to lead", func(context.Context) (bool, string) {
 		fams, err := scrape(ctx, metricsURL)
 		if err != nil {
 			return false, err.Error()
@@ -135,7 +140,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	// Two Machines whose infrastructure object does not exist yet: Pending.
 	machines.create(t, ctx, "pending", false, false)
 	machines.create(t, ctx, "late", false, false)
-	waitConsistent(t, ctx, machines, metricsURL, hint, map[string]v1alpha1.MachinePhase{
+	waitConsistent(t, ctx, machines, metricsURL, map[string]v1alpha1.MachinePhase{
 		"pending": v1alpha1.MachinePhasePending, "late": v1alpha1.MachinePhasePending,
 	})
 
@@ -144,7 +149,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	machines.create(t, ctx, "running", true, false)
 	machines.create(t, ctx, "doomed", true, false)
 	machines.create(t, ctx, "parked", true, true)
-	waitConsistent(t, ctx, machines, metricsURL, hint, map[string]v1alpha1.MachinePhase{
+	waitConsistent(t, ctx, machines, metricsURL, map[string]v1alpha1.MachinePhase{
 		"pending": v1alpha1.MachinePhasePending, "late": v1alpha1.MachinePhaseRunning,
 		"running": v1alpha1.MachinePhaseRunning, "doomed": v1alpha1.MachinePhaseRunning,
 		"parked": v1alpha1.MachinePhaseStandby,
@@ -155,7 +160,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	if err := c.Delete(ctx, doomed); err != nil {
 		t.Fatal(err)
 	}
-	waitConsistent(t, ctx, machines, metricsURL, hint, map[string]v1alpha1.MachinePhase{
+	waitConsistent(t, ctx, machines, metricsURL, map[string]v1alpha1.MachinePhase{
 		"pending": v1alpha1.MachinePhasePending, "late": v1alpha1.MachinePhaseRunning,
 		"running": v1alpha1.MachinePhaseRunning, "parked": v1alpha1.MachinePhaseStandby,
 	})
@@ -334,9 +339,9 @@ func hasSample(fams families, name, k, v string) bool {
 
 // waitConsistent waits until the Machines on the API server are exactly want (name → phase)
 // and machinestatus_machines reports, for every phase, as many Machines as the API server.
-func waitConsistent(t *testing.T, ctx context.Context, ms *machineSet, url *endpoint, hint func() string, want map[string]v1alpha1.MachinePhase) {
+func waitConsistent(t *testing.T, ctx context.Context, ms *machineSet, url *endpoint, want map[string]v1alpha1.MachinePhase) {
 	t.Helper()
-	waitFor(t, ctx, fmt.Sprintf("Machines %v and the gauge to agree", want), hint, func() (bool, string) {
+	harness.Wait(t, 2*time.Minute, fmt.Sprintf("Machines %v and the gauge to agree", want), func(context.Context) (bool, string) {
 		live, err := ms.tryList(ctx)
 		if err != nil {
 			return false, err.Error()
@@ -355,23 +360,6 @@ func waitConsistent(t *testing.T, ctx context.Context, ms *machineSet, url *endp
 		}
 		return true, ""
 	})
-}
-
-// waitFor polls done every 200 ms until it reports true; when ctx ends first it fails the test
-// with done's last explanation and hint().
-func waitFor(t *testing.T, ctx context.Context, what string, hint func() string, done func() (bool, string)) {
-	t.Helper()
-	for {
-		ok, why := done()
-		if ok {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("gave up waiting for %s (%v): %s\n%s", what, context.Cause(ctx), why, hint())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }
 
 func phases(ms []v1alpha1.Machine) map[string]v1alpha1.MachinePhase {

@@ -23,6 +23,7 @@ import (
 	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/harness"
 	"github.com/machinestatus/machinestatus/test/internal/clusterapicrd"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 	"github.com/machinestatus/machinestatus/test/internal/host"
@@ -125,11 +126,11 @@ func RunClusterAPI(ctx context.Context, o Options) (*ClusterAPIResult, error) {
 	}
 
 	res := &ClusterAPIResult{N: o.N}
-	if err := waitFor(ctx, 60*time.Second, "the manager's metrics endpoint", func() (bool, string) {
+	if err := harness.Poll(ctx, 2*time.Minute, func(context.Context) (bool, string) {
 		_, err := goHeap(ctx, metricsURL)
 		return err == nil, fmt.Sprint(err)
 	}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("waiting for the manager's metrics endpoint: %w", err)
 	}
 	time.Sleep(2 * time.Second) // let the manager finish starting before the baseline
 	if res.RSSBaseline, err = rss(mgr.Pid()); err != nil {
@@ -153,11 +154,11 @@ func RunClusterAPI(ctx context.Context, o Options) (*ClusterAPIResult, error) {
 		return nil, err
 	}
 	timeout := 60*time.Second + time.Duration(o.N)*60*time.Millisecond
-	if err := waitFor(ctx, timeout, "every Machine's lastOperation to be Create Successful", func() (bool, string) {
+	if err := harness.Poll(ctx, timeout, func(context.Context) (bool, string) {
 		n, err := countCreated(ctx, c)
 		return err == nil && n == o.N, fmt.Sprintf("%d of %d (%v)", n, o.N, err)
 	}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("waiting for every Machine's lastOperation to be Create Successful: %w", err)
 	}
 	res.Convergence = time.Since(start)
 	fmt.Fprintf(o.Out, "all %d Machines Create Successful %.1fs after the first was created\n", o.N, res.Convergence.Seconds())
@@ -182,7 +183,7 @@ func RunClusterAPI(ctx context.Context, o Options) (*ClusterAPIResult, error) {
 	}
 	// Every rewrite reconciled: the manager's queue is empty and its reconcile count stands still.
 	last := -1.0
-	if err := waitFor(ctx, 5*time.Minute, "the manager to reconcile the rewrites", func() (bool, string) {
+	if err := harness.Poll(ctx, 5*time.Minute, func(context.Context) (bool, string) {
 		n, err := reconciles(ctx, metricsURL)
 		settled := err == nil && n == last
 		last = n
@@ -191,7 +192,7 @@ func RunClusterAPI(ctx context.Context, o Options) (*ClusterAPIResult, error) {
 		}
 		return settled, fmt.Sprintf("%v reconciles (%v)", n, err)
 	}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("waiting for the manager to reconcile the rewrites: %w", err)
 	}
 	res.Reconciles = int(last - reconciles0)
 	patches2, err := machinePatches(ctx, cp.Config)

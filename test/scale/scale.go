@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 	"github.com/machinestatus/machinestatus/test/internal/host"
@@ -111,11 +112,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := obs.start(ctx); err != nil {
 		return nil, err
 	}
-	if err := waitFor(ctx, 30*time.Second, "the manager's metrics endpoint", func() (bool, string) {
+	if err := harness.Poll(ctx, 2*time.Minute, func(context.Context) (bool, string) {
 		_, err := goHeap(ctx, metricsURL)
 		return err == nil, fmt.Sprint(err)
 	}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("waiting for the manager's metrics endpoint: %w", err)
 	}
 	time.Sleep(2 * time.Second) // let the manager finish starting before the baseline
 	if res.RSSBaseline, err = rss(f.Manager.Pid()); err != nil {
@@ -139,18 +140,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 
 	timeout := 60*time.Second + time.Duration(o.N)*60*time.Millisecond
-	if err := waitFor(ctx, timeout, "every infrastructure object to be provisioned", func() (bool, string) {
+	if err := harness.Poll(ctx, timeout, func(context.Context) (bool, string) {
 		_, n := obs.lastProvisioned(names)
 		return n == o.N, fmt.Sprintf("%d of %d provisioned", n, o.N)
 	}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("waiting for every infrastructure object to be provisioned: %w", err)
 	}
 	lastProvisioned, _ := obs.lastProvisioned(names)
-	if err := waitFor(ctx, timeout, "every Machine to be Running", func() (bool, string) {
+	if err := harness.Poll(ctx, timeout, func(context.Context) (bool, string) {
 		n := obs.countPhase(names, v1alpha1.MachinePhaseRunning)
 		return n == o.N, fmt.Sprintf("%d of %d Running", n, o.N)
 	}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("waiting for every Machine to be Running: %w", err)
 	}
 	res.Convergence = lastRunning(obs, names).Sub(lastProvisioned)
 	fmt.Fprintf(o.Out, "all %d Machines Running %.1fs after the last infrastructure was provisioned\n", o.N, res.Convergence.Seconds())
@@ -201,11 +202,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err := labelNodes(ctx, f.Client, flipped, step.label); err != nil {
 			return nil, err
 		}
-		if err := waitFor(ctx, 120*time.Second, step.describe, func() (bool, string) {
+		if err := harness.Poll(ctx, 120*time.Second, func(context.Context) (bool, string) {
 			n := obs.countPhase(flipped, step.phase)
 			return n == len(flipped), fmt.Sprintf("%d of %d", n, len(flipped))
 		}); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("waiting for %s: %w", step.describe, err)
 		}
 		for _, name := range flipped {
 			if d, ok := obs.latency(name, step.node, step.phase); ok {
@@ -298,26 +299,6 @@ func labelNodes(ctx context.Context, c client.Client, names []string, set bool) 
 		}
 	}
 	return nil
-}
-
-// waitFor polls done every 200 ms until it reports true, and fails after timeout with its last
-// explanation.
-func waitFor(ctx context.Context, timeout time.Duration, what string, done func() (bool, string)) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, why := done()
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("timed out after %s waiting for %s: %s", timeout, what, why)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w while waiting for %s: %s", context.Cause(ctx), what, why)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }
 
 // Percentile returns the p-th percentile (0–100) of sorted durations (nearest rank).

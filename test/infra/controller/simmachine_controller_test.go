@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/machinestatus/machinestatus/test/harness"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/kwok"
 )
@@ -33,7 +34,7 @@ func TestSimMachineLifecycle(t *testing.T) {
 	key := client.ObjectKeyFromObject(m)
 
 	// The provider takes the SimMachine: finalizer and a Ready condition.
-	eventually(t, 5*time.Second, func(ctx context.Context) (bool, string) {
+	harness.Wait(t, time.Minute, "the provider to take the SimMachine", func(ctx context.Context) (bool, string) {
 		got := &infrav1.SimMachine{}
 		if err := k8sClient.Get(ctx, key, got); err != nil {
 			return false, err.Error()
@@ -44,7 +45,7 @@ func TestSimMachineLifecycle(t *testing.T) {
 
 	// Provisioned: providerID, initialization.provisioned, Ready=True.
 	wantID := "sim://default/lifecycle"
-	eventually(t, 5*time.Second, func(ctx context.Context) (bool, string) {
+	harness.Wait(t, time.Minute, "the SimMachine to be provisioned", func(ctx context.Context) (bool, string) {
 		got := &infrav1.SimMachine{}
 		if err := k8sClient.Get(ctx, key, got); err != nil {
 			return false, err.Error()
@@ -56,7 +57,7 @@ func TestSimMachineLifecycle(t *testing.T) {
 
 	// The Node registers and kwok makes it Ready.
 	nodeKey := client.ObjectKey{Name: "lifecycle"}
-	eventually(t, 10*time.Second, func(ctx context.Context) (bool, string) {
+	harness.Wait(t, time.Minute, "the Node to register Ready", func(ctx context.Context) (bool, string) {
 		n := &corev1.Node{}
 		if err := k8sClient.Get(ctx, nodeKey, n); err != nil {
 			return false, err.Error()
@@ -78,7 +79,7 @@ func TestSimMachineLifecycle(t *testing.T) {
 	// kwok flips the Node NotReady, with a lastTransitionTime of the flip, not of the creation.
 	flipped := time.Now().Truncate(time.Second)
 	patchNode(t, nodeKey, func(n *corev1.Node) { n.Labels[kwok.NotReadyLabel] = "true" })
-	eventually(t, 10*time.Second, func(ctx context.Context) (bool, string) {
+	harness.Wait(t, time.Minute, "kwok to flip the Node NotReady", func(ctx context.Context) (bool, string) {
 		n := &corev1.Node{}
 		if err := k8sClient.Get(ctx, nodeKey, n); err != nil {
 			return false, err.Error()
@@ -88,7 +89,7 @@ func TestSimMachineLifecycle(t *testing.T) {
 		return ok, fmt.Sprintf("Node Ready %+v (flipped at %s)", c, flipped)
 	})
 	patchNode(t, nodeKey, func(n *corev1.Node) { delete(n.Labels, kwok.NotReadyLabel) })
-	eventually(t, 10*time.Second, func(ctx context.Context) (bool, string) {
+	harness.Wait(t, time.Minute, "the Node to be Ready again", func(ctx context.Context) (bool, string) {
 		n := &corev1.Node{}
 		if err := k8sClient.Get(ctx, nodeKey, n); err != nil {
 			return false, err.Error()
@@ -98,7 +99,7 @@ func TestSimMachineLifecycle(t *testing.T) {
 
 	// A kubelet upgrade: the Node reports the new version.
 	patchSimMachine(t, key, func(m *infrav1.SimMachine) { m.Spec.KubeletVersion = "v1.36.4" })
-	eventually(t, 5*time.Second, func(ctx context.Context) (bool, string) {
+	harness.Wait(t, time.Minute, "the Node to report kubelet v1.36.4", func(ctx context.Context) (bool, string) {
 		n := &corev1.Node{}
 		if err := k8sClient.Get(ctx, nodeKey, n); err != nil {
 			return false, err.Error()
@@ -110,7 +111,7 @@ func TestSimMachineLifecycle(t *testing.T) {
 	if err := k8sClient.Delete(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, func(ctx context.Context) (bool, string) {
+	harness.Wait(t, time.Minute, "the Node and the SimMachine to be gone", func(ctx context.Context) (bool, string) {
 		nodeErr := k8sClient.Get(ctx, nodeKey, &corev1.Node{})
 		simErr := k8sClient.Get(ctx, key, &infrav1.SimMachine{})
 		return apierrors.IsNotFound(nodeErr) && apierrors.IsNotFound(simErr), fmt.Sprintf("Node: %v, SimMachine: %v", nodeErr, simErr)
@@ -137,7 +138,7 @@ func TestSimMachineNodeNameConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := client.ObjectKeyFromObject(m)
-	eventually(t, 5*time.Second, func(ctx context.Context) (bool, string) {
+	harness.Wait(t, time.Minute, "the NodeNameConflict failure", func(ctx context.Context) (bool, string) {
 		got := &infrav1.SimMachine{}
 		if err := k8sClient.Get(ctx, key, got); err != nil {
 			return false, err.Error()
@@ -147,7 +148,7 @@ func TestSimMachineNodeNameConflict(t *testing.T) {
 	if err := k8sClient.Delete(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, func(ctx context.Context) (bool, string) {
+	harness.Wait(t, time.Minute, "the SimMachine to be gone", func(ctx context.Context) (bool, string) {
 		err := k8sClient.Get(ctx, key, &infrav1.SimMachine{})
 		return apierrors.IsNotFound(err), fmt.Sprintf("SimMachine: %v", err)
 	})

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -114,23 +113,4 @@ func run(m *testing.M) int {
 func fail(err error) int {
 	fmt.Fprintln(os.Stderr, "cannot set up the SimMachine test suite:", err)
 	return 1
-}
-
-// eventually polls cond every 100ms until it returns true or timeout passes; it then fails the
-// test with the message cond last returned.
-func eventually(t *testing.T, timeout time.Duration, cond func(ctx context.Context) (bool, string)) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), timeout)
-	defer cancel()
-	for {
-		ok, msg := cond(ctx)
-		if ok {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("not true after %s: %s", timeout, msg)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }

@@ -18,6 +18,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -250,7 +251,9 @@ func startProvider(cfg *rest.Config, scheme *runtime.Scheme, concurrency int) (*
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{MaxConcurrentReconciles: max(concurrency, 1)},
+		// A process may start the provider more than once (go test -count=2, one fleet per test):
+		// controller-runtime refuses a controller name already used in the process unless told.
+		Controller: config.Controller{MaxConcurrentReconciles: max(concurrency, 1), SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the simulated provider: %w", err)
