@@ -1,6 +1,7 @@
 package aggregate_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -70,5 +71,29 @@ func TestMachineFromClusterAPIInitialization(t *testing.T) {
 				t.Errorf("BootstrapConfigReady and InfrastructureReady (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMachineFromClusterAPIManyReadinessGates checks that with as many readiness gates as
+// Cluster API allows (32), every gate and its condition are copied, as MachineFromClusterAPI
+// documents.
+func TestMachineFromClusterAPIManyReadinessGates(t *testing.T) {
+	const maxGates = 32 // Cluster API's MaxItems for spec.readinessGates
+	var gates []clusterv1.MachineReadinessGate
+	var conds []metav1.Condition
+	var wantGates []v1alpha1.MachineReadinessGate
+	for i := range maxGates {
+		ct := fmt.Sprintf("example.com/Gate%02d", i)
+		gates = append(gates, clusterv1.MachineReadinessGate{ConditionType: ct})
+		conds = append(conds, capiCond(ct, metav1.ConditionTrue, "Ready", "", 4))
+		wantGates = append(wantGates, v1alpha1.MachineReadinessGate{ConditionType: ct, Polarity: v1alpha1.PositiveConditionPolarity})
+	}
+	m := capiMachine(conds, func(m *clusterv1.Machine) { m.Spec.ReadinessGates = gates })
+	view := aggregate.MachineFromClusterAPI(m, nil)
+	if diff := cmp.Diff(wantGates, view.Spec.ReadinessGates); diff != "" {
+		t.Errorf("spec.readinessGates (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(conds, view.Status.Conditions); diff != "" {
+		t.Errorf("status.conditions (-want +got):\n%s", diff)
 	}
 }
