@@ -85,8 +85,7 @@ func NewSummaryCondition(from conditions.Getter, target string, opts ...SummaryO
 // newSummaryCondition is NewSummaryCondition with the options applied, returning the condition
 // by value so that a summary that changes nothing allocates nothing.
 func newSummaryCondition(from conditions.Getter, target string, o *SummaryOptions) (metav1.Condition, error) {
-	var scopeBuf [16]string
-	scope, err := summaryScope(target, o, scopeBuf[:0])
+	scope, err := summaryScope(target, o)
 	if err != nil {
 		return metav1.Condition{}, err
 	}
@@ -95,10 +94,15 @@ func newSummaryCondition(from conditions.Getter, target string, o *SummaryOption
 	// counted.
 	var issues, unknowns summaryItems
 	var t tally
-	var find scopeFinder
-	find.init(conditions.GetAll(from))
-	for _, ct := range scope {
-		c := find.next(ct)
+	var index typeIndex
+	index.init(conditions.GetAll(from))
+	var seen typeSet
+	for i, ct := range scope {
+		h := typeHash(ct)
+		if !seen.add(scope, i, h) {
+			continue // a repeat of a type in scope counts once
+		}
+		c := index.find(ct, h)
 		if c == nil && slices.Contains(o.IgnoreTypesIfMissing, ct) {
 			continue
 		}
@@ -146,28 +150,37 @@ func setSummaryCondition(to conditions.Setter, target string, o *SummaryOptions)
 	return conditions.Set(to, c, o.SetOptions...)
 }
 
-// summaryScope checks the options and returns the condition types in scope, deduplicated and
-// in catalog order, appended to buf (so that a caller's array can hold them).
-func summaryScope(target string, o *SummaryOptions, buf []string) ([]string, error) {
-	scope := buf[:0]
-	scope = append(scope, o.ConditionTypes...)
-	slices.SortFunc(scope, conditions.Compare)
-	scope = slices.Compact(scope)
+// summaryScope checks the options and returns the condition types in scope as given (they may
+// repeat a type; the caller skips repeats with a typeSet). A problem with several types names the
+// first in catalog order (conditions.Compare).
+func summaryScope(target string, o *SummaryOptions) ([]string, error) {
 	if problems := conditionTypeProblems(target); len(problems) > 0 {
 		return nil, &SummaryConfigError{Target: target, Problem: "invalid target condition type: " + strings.Join(problems, "; ")}
 	}
-	if len(scope) == 0 {
+	if len(o.ConditionTypes) == 0 {
 		return nil, &SummaryConfigError{Target: target, Problem: "no condition types in scope (use ForConditionTypes)"}
 	}
-	for _, t := range scope {
-		if t == target {
-			return nil, &SummaryConfigError{Target: target, Problem: "the target condition type cannot be in its own scope"}
-		}
-		if problems := conditionTypeProblems(t); len(problems) > 0 {
-			return nil, &SummaryConfigError{Target: target, Problem: fmt.Sprintf("invalid condition type %q in scope: %s", t, strings.Join(problems, "; "))}
+	for _, t := range o.ConditionTypes {
+		if t == target || conditions.ValidateType(t) != nil {
+			return nil, scopeError(target, o.ConditionTypes)
 		}
 	}
-	return scope, nil
+	return o.ConditionTypes, nil
+}
+
+// scopeError is the error of a scope that holds target or an invalid type: the first such type
+// in catalog order.
+func scopeError(target string, types []string) error {
+	sorted := slices.SortedFunc(slices.Values(types), conditions.Compare)
+	for _, t := range sorted {
+		if t == target {
+			return &SummaryConfigError{Target: target, Problem: "the target condition type cannot be in its own scope"}
+		}
+		if problems := conditionTypeProblems(t); len(problems) > 0 {
+			return &SummaryConfigError{Target: target, Problem: fmt.Sprintf("invalid condition type %q in scope: %s", t, strings.Join(problems, "; "))}
+		}
+	}
+	return nil
 }
 
 // conditionTypeProblems says why t cannot be a condition type (conditions.ValidateType), or
@@ -195,17 +208,26 @@ type summaryItem struct {
 	missing       bool
 }
 
-// summaryItems counts items and keeps the first maxSummaryItems of them, without allocating.
+// summaryItems counts items and keeps, without allocating, the first maxSummaryItems of them in
+// catalog order (conditions.Compare of their types, which are distinct), whatever the order they
+// are added in.
 type summaryItems struct {
 	n     int
 	first [maxSummaryItems]summaryItem
 }
 
 func (l *summaryItems) add(i summaryItem) {
-	if l.n < maxSummaryItems {
-		l.first[l.n] = i
-	}
+	kept := min(l.n, maxSummaryItems)
 	l.n++
+	at := kept
+	for at > 0 && conditions.Compare(i.conditionType, l.first[at-1].conditionType) < 0 {
+		at--
+	}
+	if at == maxSummaryItems {
+		return
+	}
+	copy(l.first[at+1:], l.first[at:min(kept, maxSummaryItems-1)])
+	l.first[at] = i
 }
 
 // lineText is what the item's line says: the condition's text, or "not yet reported".
@@ -316,72 +338,89 @@ func findCondition(list []metav1.Condition, t string) *metav1.Condition {
 	return nil
 }
 
-// scopeFinder finds the conditions of the scope's types in a list, asked in the scope's order
-// (ascending conditions.Compare), in one walk of the list in that order: the list itself when it
-// is sorted (conditions.Set keeps it so), else an index of up to maxIndexedConditions positions
-// sorted on the stack. A longer unsorted list is searched for each type. Every way finds the first
-// condition of a type, as findCondition does.
-type scopeFinder struct {
-	list    []metav1.Condition
-	mode    int // walkList, walkIndex or searchEach
-	i       int // next position (in the index, or in list) to look at
-	indexed [maxIndexedConditions]uint8
+// typeIndex finds the first condition of a type in a list (as findCondition does) through an
+// open-addressing hash table of the list's positions, built in one pass on the stack. A list
+// longer than maxIndexedConditions is searched for each type instead.
+type typeIndex struct {
+	list   []metav1.Condition
+	linear bool
+	slots  [2 * maxIndexedConditions]uint8 // position in list + 1; 0 is an empty slot
 }
 
-// How scopeFinder walks.
-const (
-	walkList   = iota // list is sorted
-	walkIndex         // indexed[:len(list)] holds list's positions in ascending type order
-	searchEach        // unsorted and too long to index
-)
-
-// maxIndexedConditions is the longest unsorted list scopeFinder indexes (twice the 32 the CRDs
-// of Cluster API and machinestatus allow).
+// maxIndexedConditions is the longest list typeIndex indexes: the 64 conditions the Machine CRD
+// allows (v1alpha1.MaxConditions; Cluster API's CRDs allow 32).
 const maxIndexedConditions = 64
 
-// init prepares f to walk list.
-func (f *scopeFinder) init(list []metav1.Condition) {
-	f.list = list
-	switch {
-	case slices.IsSortedFunc(list, compareConditionTypes):
-		f.mode = walkList
-	case len(list) > maxIndexedConditions:
-		f.mode = searchEach
-	default:
-		f.mode = walkIndex
-		order := f.indexed[:len(list)]
-		for i := range order {
-			order[i] = uint8(i)
+// init indexes list.
+func (x *typeIndex) init(list []metav1.Condition) {
+	x.list = list
+	if x.linear = len(list) > maxIndexedConditions; x.linear {
+		return
+	}
+	for i := range list {
+		h := typeHash(list[i].Type)
+		for ; x.slots[h] != 0; h = (h + 1) % uint32(len(x.slots)) {
+			if list[x.slots[h]-1].Type == list[i].Type {
+				break // a later duplicate: the first one stays
+			}
 		}
-		// Stable, so that the first of several conditions of a type comes first.
-		slices.SortStableFunc(order, func(a, b uint8) int { return conditions.Compare(list[a].Type, list[b].Type) })
+		if x.slots[h] == 0 {
+			x.slots[h] = uint8(i + 1)
+		}
 	}
 }
 
-// at returns the i-th condition in ascending type order.
-func (f *scopeFinder) at(i int) *metav1.Condition {
-	if f.mode == walkIndex {
-		return &f.list[f.indexed[i]]
+// find returns the first condition of type t, whose typeHash is h, or nil. The caller must not
+// modify it.
+func (x *typeIndex) find(t string, h uint32) *metav1.Condition {
+	if x.linear {
+		return findCondition(x.list, t)
 	}
-	return &f.list[i]
-}
-
-// next returns the condition of type t, which must not sort before the type of the previous
-// call, or nil. The caller must not modify it.
-func (f *scopeFinder) next(t string) *metav1.Condition {
-	if f.mode == searchEach {
-		return findCondition(f.list, t)
-	}
-	for f.i < len(f.list) && conditions.Compare(f.at(f.i).Type, t) < 0 {
-		f.i++
-	}
-	if f.i < len(f.list) && f.at(f.i).Type == t {
-		return f.at(f.i)
+	for ; x.slots[h] != 0; h = (h + 1) % uint32(len(x.slots)) {
+		if c := &x.list[x.slots[h]-1]; c.Type == t {
+			return c
+		}
 	}
 	return nil
 }
 
-func compareConditionTypes(a, b metav1.Condition) int { return conditions.Compare(a.Type, b.Type) }
+// typeSet finds duplicates among the first maxIndexedConditions types of a list through a hash
+// table of their positions on the stack; beyond them it compares one by one.
+type typeSet struct {
+	slots [2 * maxIndexedConditions]uint8 // position in types + 1; 0 is an empty slot
+}
+
+// add adds types[i], whose typeHash is h, given that types[:i] were added before, and reports
+// whether it is new.
+func (s *typeSet) add(types []string, i int, h uint32) bool {
+	t := types[i]
+	if i >= maxIndexedConditions {
+		return !slices.Contains(types[:i], t)
+	}
+	for ; s.slots[h] != 0; h = (h + 1) % uint32(len(s.slots)) {
+		if types[s.slots[h]-1] == t {
+			return false
+		}
+	}
+	s.slots[h] = uint8(i + 1)
+	return true
+}
+
+// typeHash picks the slot of type t in a table of 2*maxIndexedConditions slots from its length
+// and its first and last two bytes: O(1), which is what matters for types of 10 to 60 bytes;
+// types that share a slot (e.g. of equal length ending alike) cost a probe and a comparison more,
+// never a wrong answer.
+func typeHash(t string) uint32 {
+	n := len(t)
+	if n == 0 {
+		return 0
+	}
+	h := uint32(n)*2654435761 ^ uint32(t[0])*40503 ^ uint32(t[n-1])*2246822519 ^ uint32(t[n/2])*3266489917
+	if n > 1 {
+		h ^= uint32(t[n-2]) * 668265263
+	}
+	return (h ^ h>>15) % (2 * maxIndexedConditions)
+}
 
 // itemText is what a summary says about a present condition: its message, else its reason,
 // else its status.

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/machinestatus/machinestatus/conditions"
 )
 
 // TestWriteLine checks that writeLine, which builds a summary line without intermediate
@@ -74,9 +73,10 @@ func TestSummaryMessageAllocatesOnce(t *testing.T) {
 	}
 }
 
-// TestScopeFinder checks the finder against findCondition, the rule it speeds up, on sorted and
-// unsorted lists with duplicates and types missing from either side.
-func TestScopeFinder(t *testing.T) {
+// TestTypeIndex checks the index against findCondition, the rule it speeds up, on sorted and
+// unsorted lists with duplicates, types missing from either side, lists at and beyond the
+// index's limit, and types whose hashes collide.
+func TestTypeIndex(t *testing.T) {
 	c := func(typ, reason string) metav1.Condition {
 		return metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: reason}
 	}
@@ -97,14 +97,67 @@ func TestScopeFinder(t *testing.T) {
 	for i := maxIndexedConditions + 2; i > 0; i -= 7 {
 		scope = append(scope, fmt.Sprintf("T%03d", i))
 	}
-	slices.SortFunc(scope, conditions.Compare)
+	// Types that share a slot, so that probing and the first-of-duplicates rule meet.
+	var colliding []string
+	for i := 0; len(colliding) < 4; i++ {
+		if typ := fmt.Sprintf("C%d", i); typeHash(typ) == typeHash("Ready") {
+			colliding = append(colliding, typ)
+		}
+	}
+	lists["colliding"] = []metav1.Condition{c(colliding[0], "1"), c("Ready", "R"), c(colliding[1], "2"), c(colliding[0], "dup"), c(colliding[2], "3")}
+	scope = append(scope, colliding...)
 	for name, list := range lists {
-		var f scopeFinder
-		f.init(list)
+		var x typeIndex
+		x.init(list)
 		for _, typ := range scope {
-			if got, want := f.next(typ), findCondition(list, typ); got != want {
-				t.Errorf("%s: next(%q) = %v, want %v (findCondition)", name, typ, got, want)
+			if got, want := x.find(typ, typeHash(typ)), findCondition(list, typ); got != want {
+				t.Errorf("%s: find(%q) = %v, want %v (findCondition)", name, typ, got, want)
 			}
+		}
+	}
+}
+
+// TestTypeSet: add reports each distinct type once, below and beyond the table's size, whatever
+// the hashes.
+func TestTypeSet(t *testing.T) {
+	var types []string
+	for i := range 2*maxIndexedConditions + 3 {
+		types = append(types, fmt.Sprintf("T%03d", i))
+	}
+	types = append(types, types...) // every type again, below and beyond the table's size
+	for i := 0; i < len(types); i += 9 {
+		types = slices.Insert(types, i, types[len(types)-1-i])
+	}
+	var s typeSet
+	for i, typ := range types {
+		if got, want := s.add(types, i, typeHash(typ)), !slices.Contains(types[:i], typ); got != want {
+			t.Errorf("add(%q at %d) = %v, want %v", typ, i, got, want)
+		}
+	}
+}
+
+// TestSummaryItemsKeepCatalogOrder: whatever the order items are added in, the first
+// maxSummaryItems kept are the smallest in catalog order and all are counted.
+func TestSummaryItemsKeepCatalogOrder(t *testing.T) {
+	orders := [][]string{
+		{"Ready", "A", "B", "C", "D"},
+		{"D", "C", "B", "A", "Ready"},
+		{"B", "D", "Ready", "C", "A"},
+		{"C", "A"},
+		{"example.com/X", "Z", "Ready", "a"},
+	}
+	want := [][]string{{"Ready", "A", "B"}, {"Ready", "A", "B"}, {"Ready", "A", "B"}, {"A", "C"}, {"Ready", "Z", "a"}}
+	for i, order := range orders {
+		var l summaryItems
+		for _, typ := range order {
+			l.add(summaryItem{conditionType: typ})
+		}
+		var got []string
+		for _, it := range l.first[:min(l.n, maxSummaryItems)] {
+			got = append(got, it.conditionType)
+		}
+		if d := cmp.Diff(want[i], got); d != "" || l.n != len(order) {
+			t.Errorf("added %v: kept (-want +got):\n%s, counted %d", order, d, l.n)
 		}
 	}
 }
