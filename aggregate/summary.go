@@ -402,7 +402,7 @@ func (s *typeSet) add(types []string, i int, h uint32) bool {
 			return false
 		}
 	}
-	s.slots[h] = uint8(i + 1)
+	s.slots[h] = uint8(i + 1) //nolint:gosec // G115: i < maxIndexedConditions, checked above
 	return true
 }
 
@@ -415,7 +415,8 @@ func typeHash(t string) uint32 {
 	if n == 0 {
 		return 0
 	}
-	h := uint32(n)*2654435761 ^ uint32(t[0])*40503 ^ uint32(t[n-1])*2246822519 ^ uint32(t[n/2])*3266489917
+	h := uint32(n)*2654435761 ^ //nolint:gosec // G115: only the low bits of the length matter
+		uint32(t[0])*40503 ^ uint32(t[n-1])*2246822519 ^ uint32(t[n/2])*3266489917
 	if n > 1 {
 		h ^= uint32(t[n-2]) * 668265263
 	}
