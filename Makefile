@@ -126,7 +126,7 @@ test-faults: runtime-tools build ## Run only the fault tests (docs/reliability.m
 
 # Fuzz targets as package:Target (the package directory below the repository root).
 FUZZ_TARGETS := conditions:FuzzValidate conditions:FuzzSet conditions:FuzzPatchApply \
-	conditions:FuzzFromUnstructured controllers:FuzzComputeStatus
+	conditions:FuzzFromUnstructured controllers:FuzzComputeStatus aggregate:FuzzLastOperationHistory
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (default 1m each; make test runs 5s each).

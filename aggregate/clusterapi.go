@@ -20,18 +20,20 @@ import (
 // keeps it, e.g. in the Machine's LastOperationAnnotation (see SetLastOperationAnnotation and
 // LastOperationFromAnnotations). Like LastOperation, the function is pure, deterministic and a
 // fixed point: given its own result as previous, it returns an equal lastOperation; its time
-// is taken from the Machine's conditions, never from the wall clock.
+// is taken from the Machine's conditions or, for a change no lastTransitionTime dates, from the
+// clock of opts (conditions.WithClock, e.g. the reconcile's instant), never from the wall clock
+// (see LastOperation).
 //
 // Where the phase differs from Cluster API's own status.phase, and why, is listed in
 // docs/clusterapi.md. A nil m gives Pending and nil.
-func ClusterAPIMachineStatus(m *clusterv1.Machine, previous *v1alpha1.LastOperation) (v1alpha1.MachinePhase, *v1alpha1.LastOperation) {
+func ClusterAPIMachineStatus(m *clusterv1.Machine, previous *v1alpha1.LastOperation, opts ...conditions.SetOption) (v1alpha1.MachinePhase, *v1alpha1.LastOperation) {
 	view := MachineFromClusterAPI(m, previous)
 	if view == nil {
 		return v1alpha1.MachinePhasePending, nil
 	}
 	// As Summarize does: the phase's Unknown row reads the lastOperation just computed.
 	signal := terminalSignal(view)
-	view.Status.LastOperation = lastOperationWith(view, signal)
+	view.Status.LastOperation = lastOperationWith(view, signal, opts)
 	return phaseWith(view, signal), view.Status.LastOperation
 }
 

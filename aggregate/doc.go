@@ -15,11 +15,13 @@
 //     caller (LastOperationAnnotation).
 //
 // Every function is pure and deterministic: the same object gives the same result, and applying
-// a result again changes nothing. No logic here reads the wall clock; lastOperation's time is
-// taken from condition lastTransitionTimes. The only time written anew is the
-// lastTransitionTime of a summary whose status changes, which conditions.Set takes from the
-// clock passed as a conditions.SetOption (conditions.WithClock; the real clock when none is
-// given). Controllers should decide from conditions, never from the phase.
+// a result again changes nothing. Times written anew come only from the clock passed as a
+// conditions.SetOption (conditions.WithClock): the lastTransitionTime of a summary whose status
+// changes (conditions.Set, which reads the real clock when none is given), and lastOperation's
+// lastUpdated when (type, state) changes and no condition lastTransitionTime dates the change
+// (a reason decided it; without a clock the best time the object gives is kept, never the wall
+// clock); otherwise lastUpdated is a condition's lastTransitionTime. The clock is read only on a
+// change. Controllers should decide from conditions, never from the phase.
 //
 // This package imports only package conditions, the machinestatus API, apimachinery and Cluster
 // API's API types (sigs.k8s.io/cluster-api/api, never sigs.k8s.io/cluster-api), so other

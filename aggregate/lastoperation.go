@@ -3,6 +3,7 @@ package aggregate
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -39,6 +40,8 @@ const (
 	descHealthy                  = "Node is Ready and healthy again"
 	descDeleting                 = "Deletion in progress"
 	descDeleted                  = "Deletion completed: the Node and the infrastructure are gone"
+	descDeleteFailed             = "Deletion failed"
+	descDrainFailed              = "Drain failed"
 )
 
 // LastOperation derives the most recent operation of m from its conditions, its
@@ -46,8 +49,11 @@ const (
 // value that never aliases m, or nil for a nil m. The first matching rule wins:
 //
 //  1. A deletionTimestamp is set: Delete, Successful when the Deleting reason is
-//     DeletionCompleted, else Processing (described from Deleting only when it is True: before
-//     the first delete pass the deletion is requested, not started).
+//     DeletionCompleted; else Failed while a deletion failure is reported (see
+//     deletionFailure: the infrastructure reports InfrastructureFailed while it still exists,
+//     or the drainer reports DrainingFailed while the Node is drained); else Processing
+//     (described from Deleting only when it is True: before the first delete pass the deletion
+//     is requested, not started).
 //  2. Creation has not finished (no previous operation, or a previous Create that is not
 //     Successful): Create Successful once NodeReady is True, or, without a previous operation,
 //     once the object shows that creation finished (the Node registered and was deleted since,
@@ -60,49 +66,65 @@ const (
 //  3. A terminal signal is present: Update Failed when its reason is UpdateFailed, else
 //     HealthCheck Failed. Of several signals, UpdateFailed wins, then the other terminal
 //     reasons, then a False HealthCheckSucceeded (ties in catalog order); the winner gives
-//     the description and lastUpdated.
-//  4. Updating is True: Update Processing; else Draining is True: DrainNode Processing; else
-//     NodeReady is not True: HealthCheck Processing, described from the NodeReady and
-//     HealthCheckSucceeded messages.
+//     the description.
+//  4. Draining has reason DrainingFailed: DrainNode Failed; else Updating is True: Update
+//     Processing; else Draining is True: DrainNode Processing; else NodeReady is not True:
+//     HealthCheck Processing, described from the NodeReady and HealthCheckSucceeded messages.
 //  5. The previous operation is Processing or Failed and its condition has cleared: the same
 //     type, Successful. Update clears when Updating is not True and no condition has reason
-//     UpdateFailed; DrainNode when Draining is not True; HealthCheck when NodeReady is True and
-//     no terminal signal is present. (Create never reaches this rule: rule 2 handles it. A
-//     Delete never clears, because a deletionTimestamp cannot be removed; a previous Delete
-//     without one, e.g. in a hand-written status, is kept by rule 6.)
-//  6. Otherwise the previous value is kept unchanged.
+//     UpdateFailed; DrainNode when Draining is not True (nor DrainingFailed, rule 4);
+//     HealthCheck when NodeReady is True and no terminal signal is present. (Create never
+//     reaches this rule: rule 2 handles it. A Delete never clears, because a
+//     deletionTimestamp cannot be removed; a previous Delete without one, e.g. in a
+//     hand-written status, is kept by rule 6.)
+//  6. Otherwise the previous value is kept.
 //
-// lastUpdated changes only when (type, state) changes. It is then the lastTransitionTime,
-// truncated to seconds, of the condition that decided the result:
-//   - Delete: Deleting when True (else the deletionTimestamp);
+// Failed is never sticky: it lasts exactly as long as the report that decided it.
+//
+// lastUpdated changes exactly when (type, state) changes, and is then the instant of that
+// change, truncated to seconds. The candidate is the lastTransitionTime of the condition whose
+// status decided the result:
+//   - Delete Processing: Deleting when True (else the deletionTimestamp);
 //   - Create Processing: none, the Create began with the object (metadata.creationTimestamp);
 //   - Create Successful: NodeReady;
 //   - Update Processing and Successful: Updating;
 //   - DrainNode Processing and Successful: Draining;
 //   - HealthCheck Processing: NodeReady;
 //   - HealthCheck Successful: the later of NodeReady and HealthCheckSucceeded;
-//   - Failed (any type): the condition carrying the terminal signal.
+//   - HealthCheck Failed and Create Failed on a False HealthCheckSucceeded: that condition;
 //
-// When that condition is missing (or has no lastTransitionTime) it is
-// metadata.creationTimestamp. The wall clock is never read.
+// a condition missing or without lastTransitionTime gives metadata.creationTimestamp (the
+// deletionTimestamp during deletion). A lastTransitionTime moves only when a status changes, so
+// it cannot date a change decided by a reason (Delete Successful on DeletionCompleted, every
+// Failed decided by a failure reason, e.g. Updating=True whose reason becomes UpdateFailed),
+// nor one whose condition had already changed before the previous lastOperation was recorded
+// (the candidate is not after the previous lastUpdated, e.g. Delete Failed going back to
+// Processing). Those changes are dated when they are observed: by the clock of opts
+// (conditions.WithClock; a controller passes its reconcile's instant). Without a clock the
+// candidate is kept: the wall clock is never read. Whatever dated it, a changed lastUpdated is
+// after the previous one (one second after it when the instant found is not, e.g. a clock
+// behind the previous writer's, or two changes in the same second), so lastUpdated moves on
+// every change and never goes back. The clock is read only on a change, so an unchanged Machine
+// gives an unchanged lastOperation.
 //
 // The description is at most 1024 bytes, cut at a UTF-8 boundary.
 //
 // LastOperation is a fixed point: for a Machine whose status.lastOperation already equals the
 // result, it returns an equal value.
-func LastOperation(m *v1alpha1.Machine) *v1alpha1.LastOperation {
+func LastOperation(m *v1alpha1.Machine, opts ...conditions.SetOption) *v1alpha1.LastOperation {
 	if m == nil {
 		return nil
 	}
-	return lastOperationWith(m, terminalSignal(m)).DeepCopy()
+	return lastOperationWith(m, terminalSignal(m), opts).DeepCopy()
 }
 
 // lastOperationWith is LastOperation for a non-nil m whose terminal signal is known, so that
-// Summarize finds it once for LastOperation and Phase. When nothing is new it returns
-// m.Status.LastOperation itself, so that a steady Machine costs no allocation: callers must not
-// modify the result.
-func lastOperationWith(m *v1alpha1.Machine, signal *terminal) *v1alpha1.LastOperation {
-	op := lastOperation(m, signal)
+// Summarize finds it once for LastOperation and Phase; opts give the clock that dates a change
+// no lastTransitionTime dates (Phase, which reads only type and state, passes none). When
+// nothing is new it returns m.Status.LastOperation itself, so that a steady Machine costs no
+// allocation: callers must not modify the result.
+func lastOperationWith(m *v1alpha1.Machine, signal *terminal, opts []conditions.SetOption) *v1alpha1.LastOperation {
+	op := lastOperation(m, signal, opts)
 	if d := conditions.TruncateTo(op.Description, maxDescriptionBytes); d != op.Description {
 		op = op.DeepCopy()
 		op.Description = d
@@ -110,17 +132,18 @@ func lastOperationWith(m *v1alpha1.Machine, signal *terminal) *v1alpha1.LastOper
 	return op
 }
 
-func lastOperation(m *v1alpha1.Machine, signal *terminal) *v1alpha1.LastOperation {
-	// Read in place, never modified: next builds a new value.
-	prev := m.Status.LastOperation
+func lastOperation(m *v1alpha1.Machine, signal *terminal, opts []conditions.SetOption) *v1alpha1.LastOperation {
+	// The previous value is read in place, never modified: next builds a new value.
+	d := deriver{prev: m.Status.LastOperation, stored: m.Status.LastOperation, opts: opts, created: m.CreationTimestamp}
 	// Conditions are read in place (findCondition), never modified.
 	get := func(t string) *metav1.Condition { return findCondition(m.Status.Conditions, t) }
 
 	// Rule 1: deletion.
 	if m.DeletionTimestamp != nil {
 		deleting := get(v1alpha1.MachineDeletingCondition)
+		d.created = *m.DeletionTimestamp
 		if deleting != nil && deleting.Reason == v1alpha1.MachineDeletingDeletionCompletedReason {
-			return next(prev, v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateSuccessful, descDeleted, deleting, *m.DeletionTimestamp)
+			return d.nextByReason(v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateSuccessful, descDeleted)
 		}
 		if !isTrue(deleting) {
 			// Requested, not started: a Deleting condition that is not True (Cluster API's
@@ -128,76 +151,81 @@ func lastOperation(m *v1alpha1.Machine, signal *terminal) *v1alpha1.LastOperatio
 			// and its lastTransitionTime is older than the request.
 			deleting = nil
 		}
-		return next(prev, v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateProcessing, withDetail(descDeleting, deleting), deleting, *m.DeletionTimestamp)
+		if failure := deletionFailure(m, deleting); failure != nil {
+			return d.nextByReason(v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateFailed, descDeleteFailed+": "+describe(failure))
+		}
+		return d.next(v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateProcessing, withDetail(descDeleting, deleting), deleting)
 	}
 
 	// Rule 2: creation.
-	if prev == nil || (prev.Type == v1alpha1.MachineOperationCreate && prev.State != v1alpha1.MachineOperationStateSuccessful) {
+	if d.prev == nil || (d.prev.Type == v1alpha1.MachineOperationCreate && d.prev.State != v1alpha1.MachineOperationStateSuccessful) {
 		nodeReady := get(v1alpha1.MachineNodeReadyCondition)
 		switch t := signal; {
 		case nodeReady != nil && nodeReady.Status == metav1.ConditionTrue,
-			prev == nil && createdWithoutHistory(m, signal):
+			d.prev == nil && createdWithoutHistory(m, signal):
 			// Created: continue with rules 3 to 6 as if this were the previous value.
-			prev = next(prev, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful, descCreated, nodeReady, m.CreationTimestamp)
+			d.prev = d.next(v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful, descCreated, nodeReady)
 		case t != nil:
-			return next(prev, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateFailed, descCreationFailed+": "+describe(&t.condition), &t.condition, m.CreationTimestamp)
+			return d.nextFailed(v1alpha1.MachineOperationCreate, descCreationFailed+": "+describe(&t.condition), t)
 		default:
-			return next(prev, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing, createStep(m), nil, m.CreationTimestamp)
+			return d.next(v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing, createStep(m), nil)
 		}
 	}
 
 	// Rule 3: terminal signal.
 	if t := signal; t != nil {
 		if t.update {
-			return next(prev, v1alpha1.MachineOperationUpdate, v1alpha1.MachineOperationStateFailed, descUpdateFailed+": "+describe(&t.condition), &t.condition, m.CreationTimestamp)
+			return d.nextByReason(v1alpha1.MachineOperationUpdate, v1alpha1.MachineOperationStateFailed, descUpdateFailed+": "+describe(&t.condition))
 		}
 		desc := descTerminalFailure + ": " + describe(&t.condition)
 		if t.condition.Type == v1alpha1.MachineHealthCheckSucceededCondition {
 			desc = withDetail(descHealthCheckFailed, &t.condition)
 		}
-		return next(prev, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateFailed, desc, &t.condition, m.CreationTimestamp)
+		return d.nextFailed(v1alpha1.MachineOperationHealthCheck, desc, t)
 	}
 
-	// Rule 4: an operation in progress.
+	// Rule 4: a drain that failed, or an operation in progress.
 	updating := get(v1alpha1.MachineUpdatingCondition)
 	draining := get(v1alpha1.MachineDrainingCondition)
 	nodeReady := get(v1alpha1.MachineNodeReadyCondition)
 	healthCheck := get(v1alpha1.MachineHealthCheckSucceededCondition)
 	switch {
+	case conditionHasReason(draining, v1alpha1.MachineDrainingFailedReason):
+		return d.nextByReason(v1alpha1.MachineOperationDrainNode, v1alpha1.MachineOperationStateFailed, withDetail(descDrainFailed, draining))
 	case isTrue(updating):
-		return next(prev, v1alpha1.MachineOperationUpdate, v1alpha1.MachineOperationStateProcessing, withDetail(descUpdating, updating), updating, m.CreationTimestamp)
+		return d.next(v1alpha1.MachineOperationUpdate, v1alpha1.MachineOperationStateProcessing, withDetail(descUpdating, updating), updating)
 	case isTrue(draining):
-		return next(prev, v1alpha1.MachineOperationDrainNode, v1alpha1.MachineOperationStateProcessing, withDetail(descDraining, draining), draining, m.CreationTimestamp)
+		return d.next(v1alpha1.MachineOperationDrainNode, v1alpha1.MachineOperationStateProcessing, withDetail(descDraining, draining), draining)
 	case !isTrue(nodeReady):
 		desc := descNodeNotReady + ": " + detailOrMissing(nodeReady)
 		if healthCheck != nil {
 			desc += "; " + descHealthCheck + ": " + detail(healthCheck)
 		}
-		return next(prev, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateProcessing, desc, nodeReady, m.CreationTimestamp)
+		return d.next(v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateProcessing, desc, nodeReady)
 	}
 
 	// Rule 5: the previous operation's condition has cleared. Rules 3 and 4 did not match, so
 	// no terminal signal is present, Updating and Draining are not True and NodeReady is True;
 	// the checks below state each type's own condition anyway.
-	if prev.State != v1alpha1.MachineOperationStateSuccessful {
+	if prev := d.prev; prev.State != v1alpha1.MachineOperationStateSuccessful {
 		switch prev.Type {
 		case v1alpha1.MachineOperationUpdate:
 			if !isTrue(updating) && !hasReason(m, v1alpha1.MachineUpdateFailedReason) {
-				return next(prev, prev.Type, v1alpha1.MachineOperationStateSuccessful, descUpdated, updating, m.CreationTimestamp)
+				return d.next(prev.Type, v1alpha1.MachineOperationStateSuccessful, descUpdated, updating)
 			}
 		case v1alpha1.MachineOperationDrainNode:
 			if !isTrue(draining) {
-				return next(prev, prev.Type, v1alpha1.MachineOperationStateSuccessful, descDrained, draining, m.CreationTimestamp)
+				return d.next(prev.Type, v1alpha1.MachineOperationStateSuccessful, descDrained, draining)
 			}
 		case v1alpha1.MachineOperationHealthCheck:
 			if isTrue(nodeReady) && signal == nil {
-				return next(prev, prev.Type, v1alpha1.MachineOperationStateSuccessful, descHealthy, later(nodeReady, healthCheck), m.CreationTimestamp)
+				return d.next(prev.Type, v1alpha1.MachineOperationStateSuccessful, descHealthy, later(nodeReady, healthCheck))
 			}
 		}
 	}
 
 	// Rule 6: nothing new.
-	return prev
+	return d.prev
 }
 
 // createdWithoutHistory reports whether m, which has no previous lastOperation (a reader
@@ -222,21 +250,115 @@ func createdWithoutHistory(m *v1alpha1.Machine, signal *terminal) bool {
 	return signal != nil && signal.condition.Reason != v1alpha1.MachineHealthCheckNodeStartupTimeoutReason
 }
 
-// next returns an operation of the given type, state and description. Its lastUpdated is
-// prev's when prev has the same type and state, else the lastTransitionTime of decidedBy, or
-// fallback when decidedBy is nil or has no lastTransitionTime.
-func next(prev *v1alpha1.LastOperation, t v1alpha1.MachineOperationType, s v1alpha1.MachineOperationState,
-	description string, decidedBy *metav1.Condition, fallback metav1.Time) *v1alpha1.LastOperation {
+// deriver builds the operations of one LastOperation call.
+type deriver struct {
+	// prev is the previous operation the rules compare with: the stored one, or the Create
+	// Successful of rule 2 standing in for it. Read only.
+	prev *v1alpha1.LastOperation
+	// stored is m's status.lastOperation (nil when none): the last recorded change. Read only.
+	stored *v1alpha1.LastOperation
+	// opts may hold the clock (conditions.WithClock) that dates a change no lastTransitionTime
+	// dates. They are read only on such a change, so a steady Machine costs no allocation.
+	opts []conditions.SetOption
+	// created is the candidate time when the deciding condition is missing or undated:
+	// metadata.creationTimestamp, or the deletionTimestamp during deletion.
+	created metav1.Time
+}
+
+// next returns an operation of the given type, state and description whose change the status
+// of decidedBy (nil: none) decided; see at for its lastUpdated.
+func (d *deriver) next(t v1alpha1.MachineOperationType, s v1alpha1.MachineOperationState,
+	description string, decidedBy *metav1.Condition) *v1alpha1.LastOperation {
+	return d.at(t, s, description, decidedBy, false)
+}
+
+// nextByReason returns an operation of the given type, state and description whose change a
+// condition's reason decided (no lastTransitionTime dates it); see at for its lastUpdated.
+func (d *deriver) nextByReason(t v1alpha1.MachineOperationType, s v1alpha1.MachineOperationState,
+	description string) *v1alpha1.LastOperation {
+	return d.at(t, s, description, nil, true)
+}
+
+// nextFailed returns the Failed operation of type t that the terminal signal sig decided: by
+// the status of HealthCheckSucceeded when its False is the signal, else by a terminal reason.
+func (d *deriver) nextFailed(t v1alpha1.MachineOperationType, description string, sig *terminal) *v1alpha1.LastOperation {
+	byStatus := !sig.update && sig.condition.Type == v1alpha1.MachineHealthCheckSucceededCondition &&
+		!isTerminalReason(sig.condition.Reason)
+	if byStatus {
+		return d.next(t, v1alpha1.MachineOperationStateFailed, description, &sig.condition)
+	}
+	return d.nextByReason(t, v1alpha1.MachineOperationStateFailed, description)
+}
+
+// at returns an operation of the given type, state and description. Its lastUpdated is prev's
+// when prev has the same type and state. Otherwise it is the instant of the change, in
+// seconds:
+//   - the candidate (decidedBy's lastTransitionTime, else d.created) when a status decided the
+//     change and the candidate is after the stored lastUpdated;
+//   - else the clock's instant (the clock of d.opts), or the candidate when there is no clock:
+//     the wall clock is never read;
+//   - and never at or before the stored lastUpdated: a result that is (a change observed in
+//     the same second as the previous one, or a clock behind the previous writer's) becomes
+//     one second after it, so lastUpdated moves on every change and never goes back.
+func (d *deriver) at(t v1alpha1.MachineOperationType, s v1alpha1.MachineOperationState,
+	description string, decidedBy *metav1.Condition, byReason bool) *v1alpha1.LastOperation {
 	op := &v1alpha1.LastOperation{Type: t, State: s, Description: description}
-	switch {
-	case prev != nil && prev.Type == t && prev.State == s:
-		op.LastUpdated = prev.LastUpdated
-	case decidedBy != nil && !decidedBy.LastTransitionTime.IsZero():
-		op.LastUpdated = conditions.StoredTime(decidedBy.LastTransitionTime.Time)
-	default:
-		op.LastUpdated = conditions.StoredTime(fallback.Time)
+	if d.prev != nil && d.prev.Type == t && d.prev.State == s {
+		op.LastUpdated = d.prev.LastUpdated
+		return op
+	}
+	candidate := d.created
+	if decidedBy != nil && !decidedBy.LastTransitionTime.IsZero() {
+		candidate = decidedBy.LastTransitionTime
+	}
+	op.LastUpdated = conditions.StoredTime(candidate.Time)
+	if d.stored == nil {
+		if byReason {
+			op.LastUpdated = d.observed(op.LastUpdated)
+		}
+		return op
+	}
+	last := d.stored.LastUpdated.Time
+	if byReason || !op.LastUpdated.After(last) {
+		op.LastUpdated = d.observed(op.LastUpdated)
+	}
+	if !op.LastUpdated.After(last) {
+		op.LastUpdated = conditions.StoredTime(last.Add(time.Second))
 	}
 	return op
+}
+
+// observed is the instant the clock of d.opts reads, in seconds, or candidate without a clock.
+func (d *deriver) observed(candidate metav1.Time) metav1.Time {
+	var o conditions.SetOptions
+	if o.ApplyOptions(d.opts); o.Clock == nil {
+		return candidate
+	}
+	return conditions.StoredTime(o.Clock.Now())
+}
+
+// deletionFailure returns the condition that reports why the deletion of m is failing, or nil:
+// the drainer's DrainingFailed on Draining while the Node is being drained (Deleting reason
+// DrainingNode), else InfrastructureReady with reason InfrastructureFailed while the
+// infrastructure still exists (Deleting reason DrainingNode or
+// WaitingForInfrastructureDeletion). Deleting not reported yet (nil: missing or not True)
+// counts as DrainingNode. A
+// failure of something deletion does not wait for (bootstrap, update, health check) does not
+// fail it.
+func deletionFailure(m *v1alpha1.Machine, deleting *metav1.Condition) *metav1.Condition {
+	step := v1alpha1.MachineDeletingDrainingNodeReason
+	if deleting != nil {
+		step = deleting.Reason
+	}
+	drainingNode := step == v1alpha1.MachineDeletingDrainingNodeReason
+	if c := findCondition(m.Status.Conditions, v1alpha1.MachineDrainingCondition); drainingNode && conditionHasReason(c, v1alpha1.MachineDrainingFailedReason) {
+		return c
+	}
+	infraExists := drainingNode || step == v1alpha1.MachineDeletingWaitingForInfrastructureDeletionReason
+	if c := findCondition(m.Status.Conditions, v1alpha1.MachineInfrastructureReadyCondition); infraExists && conditionHasReason(c, v1alpha1.MachineInfrastructureFailedReason) {
+		return c
+	}
+	return nil
 }
 
 // createStep describes the step a Create in progress waits on.

@@ -8,9 +8,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/conditions"
 )
 
 func TestLastOperation(t *testing.T) {
@@ -44,17 +46,17 @@ func TestLastOperation(t *testing.T) {
 		{
 			name: "1 Delete beats 2 Create and 3 terminal signal",
 			m: machine(conds(
-				cond(infraReady, F, v1alpha1.MachineInfrastructureFailedReason, 3),
+				cond(bootstrapReady, F, v1alpha1.MachineBootstrapFailedReason, 3),
 				cond(deleting, T, v1alpha1.MachineDeletingWaitingForInfrastructureDeletionReason, 50, "waiting for DockerMachine m to go away"),
-			), deleted(50)),
+			), deleted(50), withBootstrap),
 			want: op(deleteOp, processing, "Deletion in progress: waiting for DockerMachine m to go away", 50),
 		},
 		{
-			name: "1 Delete Successful keeps the time of the Deleting transition",
+			name: "1 Delete Successful is dated when DeletionCompleted is observed (only the reason changed)",
 			m: machine(conds(
 				cond(deleting, T, v1alpha1.MachineDeletingDeletionCompletedReason, 51),
 			), deleted(50), prevOp(deleteOp, processing, "Deletion in progress", 51)),
-			want: op(deleteOp, successful, "Deletion completed: the Node and the infrastructure are gone", 51),
+			want: op(deleteOp, successful, "Deletion completed: the Node and the infrastructure are gone", observed),
 		},
 
 		{
@@ -173,18 +175,18 @@ func TestLastOperation(t *testing.T) {
 			want: op(create, successful, "Created: the Node is Ready", 10),
 		},
 		{
-			name: "2 Create Failed on a terminal signal, at the failing condition's transition",
+			name: "2 Create Failed on a terminal reason, dated when observed (a reason, not a status, decided)",
 			m: machine(conds(
 				cond(infraReady, F, v1alpha1.MachineInfrastructureFailedReason, 4, "quota exceeded"),
 			), prevOp(create, processing, "Waiting for infrastructure to be provisioned", 0)),
-			want: op(create, failed, "Creation failed: InfrastructureReady is False (InfrastructureFailed): quota exceeded", 4),
+			want: op(create, failed, "Creation failed: InfrastructureReady is False (InfrastructureFailed): quota exceeded", observed),
 		},
 		{
 			name: "2 Create Failed is retried when the signal goes away",
 			m: machine(conds(
 				cond(infraReady, F, v1alpha1.MachineInfrastructureNotProvisionedReason, 4),
 			), prevOp(create, failed, "Creation failed", 4)),
-			want: op(create, processing, "Waiting for infrastructure to be provisioned: InfrastructureNotProvisioned", 0),
+			want: op(create, processing, "Waiting for infrastructure to be provisioned: InfrastructureNotProvisioned", observed),
 		},
 		{
 			name: "2 then 4: Create Successful and Updating True in the same call give Update Processing",
@@ -234,7 +236,7 @@ func TestLastOperation(t *testing.T) {
 				cond(infraReady, F, v1alpha1.MachineInfrastructureFailedReason, 31, "host lost"),
 				nodeOK,
 			), created),
-			want: op(healthCheck, failed, "Terminal failure: InfrastructureReady is False (InfrastructureFailed): host lost", 31),
+			want: op(healthCheck, failed, "Terminal failure: InfrastructureReady is False (InfrastructureFailed): host lost", observed),
 		},
 		{
 			name: "3 Update Failed from UpdateFailed, which wins over other terminal signals",
@@ -244,7 +246,7 @@ func TestLastOperation(t *testing.T) {
 				cond(updating, F, v1alpha1.MachineUpdateFailedReason, 32),
 				cond(nodeReady, F, v1alpha1.MachineNodeNotReadyReason, 25),
 			), prevOp(update, processing, "Update in progress", 20)),
-			want: op(update, failed, "Update failed: Updating is False (UpdateFailed)", 32),
+			want: op(update, failed, "Update failed: Updating is False (UpdateFailed)", observed),
 		},
 		{
 			name: "3 beats 4: a terminal signal wins over Updating True",
@@ -289,9 +291,9 @@ func TestLastOperation(t *testing.T) {
 			want: op(healthCheck, processing, "Node is not Ready: kubelet stopped posting node status; health check: Node Ready=False, fails after 5m", 42),
 		},
 		{
-			name: "4 HealthCheck Processing when NodeReady disappeared falls back to creationTimestamp",
+			name: "4 HealthCheck Processing when NodeReady disappeared is dated when observed",
 			m:    machine(nil, created),
-			want: op(healthCheck, processing, "Node is not Ready: not yet reported", 0),
+			want: op(healthCheck, processing, "Node is not Ready: not yet reported", observed),
 		},
 		{
 			name: "4 same type and state keep lastUpdated and update the description",
@@ -316,7 +318,7 @@ func TestLastOperation(t *testing.T) {
 				nodeOK,
 				cond(updating, F, v1alpha1.MachineNotUpdatingReason, 32),
 			), prevOp(update, failed, "Update failed", 32)),
-			want: op(update, successful, "Update completed", 32),
+			want: op(update, successful, "Update completed", observed),
 		},
 		{
 			name: "5 DrainNode Processing to Successful when Draining turns False",
@@ -327,9 +329,9 @@ func TestLastOperation(t *testing.T) {
 			want: op(drainNode, successful, "Node is schedulable again", 52),
 		},
 		{
-			name: "5 DrainNode to Successful when Draining disappeared falls back to creationTimestamp",
+			name: "5 DrainNode to Successful when Draining disappeared is dated when observed",
 			m:    machine(conds(nodeOK), prevOp(drainNode, processing, "Node is cordoned", 41)),
-			want: op(drainNode, successful, "Node is schedulable again", 0),
+			want: op(drainNode, successful, "Node is schedulable again", observed),
 		},
 		{
 			name: "5 HealthCheck Processing to Successful when NodeReady turns True",
@@ -368,7 +370,7 @@ func TestLastOperation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := tt.m.DeepCopy()
-			got := aggregate.LastOperation(tt.m)
+			got := aggregate.LastOperation(tt.m, observedClock)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("LastOperation() mismatch (-want +got):\n%s", diff)
 			}
@@ -381,12 +383,21 @@ func TestLastOperation(t *testing.T) {
 			// Fixed point: a Machine that already carries the result gets the same result.
 			again := tt.m.DeepCopy()
 			again.Status.LastOperation = got.DeepCopy()
-			if diff := cmp.Diff(got, aggregate.LastOperation(again)); diff != "" {
+			if diff := cmp.Diff(got, aggregate.LastOperation(again, laterClock)); diff != "" {
 				t.Errorf("LastOperation() is not a fixed point (-first +second):\n%s", diff)
 			}
 		})
 	}
 }
+
+// observed is the minute the clock given to LastOperation reads: a change that no
+// lastTransitionTime dates is dated then. laterClock reads a later minute, for fixed points.
+const observed = 1000
+
+var (
+	observedClock = conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(observed).Time)}
+	laterClock    = conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(observed + 60).Time)}
+)
 
 func TestLastOperationDoesNotAlias(t *testing.T) {
 	m := machine(conds(cond(nodeReady, T, v1alpha1.MachineNodeReadyReason, 10)),

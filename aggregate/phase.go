@@ -11,11 +11,13 @@ import (
 // Unknown row) its lastOperation as LastOperation computes it. The first matching row wins:
 //
 //  1. Deleted: a deletionTimestamp is set and the Deleting reason is DeletionCompleted.
-//  2. Deleting: a deletionTimestamp is set.
+//  2. Deleting: a deletionTimestamp is set (also while LastOperation reports the deletion
+//     failing: it is retried).
 //  3. Failed: a terminal signal is present now: HealthCheckSucceeded is False, or any
 //     condition (whatever its status) has a reason in v1alpha1.TerminalReasons.
 //  4. Standby: Standby is True.
-//  5. Draining: Draining is True.
+//  5. Draining: Draining is True (also with reason DrainingFailed: drainers retry, so a failed
+//     drain is not terminal).
 //  6. Updating: Updating is True.
 //  7. Running: NodeReady is True.
 //  8. Unknown: creation has finished (LastOperation(m) is not a Create that has not
@@ -54,7 +56,7 @@ func phaseWith(m *v1alpha1.Machine, signal *terminal) v1alpha1.MachinePhase {
 		return v1alpha1.MachinePhaseUpdating
 	case conditionIsTrue(m, v1alpha1.MachineNodeReadyCondition):
 		return v1alpha1.MachinePhaseRunning
-	case creationFinished(lastOperationWith(m, signal)):
+	case creationFinished(lastOperationWith(m, signal, nil)):
 		return v1alpha1.MachinePhaseUnknown
 	case conditionIsTrue(m, v1alpha1.MachineInfrastructureReadyCondition):
 		return v1alpha1.MachinePhaseProvisioned

@@ -34,10 +34,11 @@ var (
 
 	// deletedSpace: Machines with a deletionTimestamp, for every Deleting reason and every
 	// previous operation, crossed with every terminal and progress signal (so that Deleting
-	// beats Failed is shown for each); the rest is hashed and checked by the sibling.
+	// beats Failed is shown for each) and with a drain that fails or not (Delete Failed); the
+	// rest is hashed and checked by the sibling.
 	deletedSpace = space{name: "deleted",
-		full: []int{dDeletion, dPrevOp, dBootstrapSpec, dHealthCheck, dInfra, dNodeReady, dUpdating},
-		only: map[int][]int{dDeletion: deletedDeletions}}
+		full: []int{dDeletion, dPrevOp, dBootstrapSpec, dHealthCheck, dInfra, dNodeReady, dUpdating, dDraining},
+		only: map[int][]int{dDeletion: deletedDeletions, dDraining: {0, 3}}}
 
 	// summarizeSpace: everything Ready reads, crossed fully (every in-scope condition, the
 	// deletionTimestamp with every Deleting reason, spec.bootstrap); the operation and phase
@@ -67,23 +68,15 @@ func TestPhaseAndLastOperationStateSpace(t *testing.T) {
 	t.Logf("%d points; phases %v", cov.cases, cov.phases)
 	checkPhaseCoverage(t, cov)
 
-	// Two pairs are never derived: no terminal signal belongs to a drain or to a deletion.
-	// Delete/Failed occurs only as a previous value kept unchanged (rule 6); DrainNode/Failed
-	// not even that, because rule 5 clears a DrainNode that is not Successful.
-	neverDerived := map[opKey]bool{{drainNode, failed}: true, {deleteOp, failed}: true}
+	// Every (type, state) is derived, DrainNode/Failed and Delete/Failed included, and every one
+	// is kept unchanged somewhere (the fixed point).
 	for _, k := range allOpKeys() {
-		switch {
-		case neverDerived[k] && cov.derived[k] > 0:
-			t.Errorf("lastOperation %s derived %d times; update neverDerived", k, cov.derived[k])
-		case !neverDerived[k] && cov.derived[k] == 0:
+		if cov.derived[k] == 0 {
 			t.Errorf("lastOperation %s never derived", k)
 		}
-	}
-	if cov.kept[opKey{deleteOp, failed}] == 0 {
-		t.Errorf("lastOperation %s never kept", opKey{deleteOp, failed})
-	}
-	if n := cov.kept[opKey{drainNode, failed}]; n > 0 {
-		t.Errorf("lastOperation %s kept %d times, want never", opKey{drainNode, failed}, n)
+		if cov.kept[k] == 0 {
+			t.Errorf("lastOperation %s never kept", k)
+		}
 	}
 	t.Logf("lastOperation derived %v; kept %v", cov.derived, cov.kept)
 }
@@ -96,6 +89,14 @@ func checkPhaseCoverage(t *testing.T, cov *coverage) {
 		}
 	}
 }
+
+// spaceClock is the clock LastOperation and Summarize get on the spaces: far after every input
+// time, so that a time taken from it cannot pass for an input time. spaceLaterClock reads a
+// day later, for the fixed points.
+var (
+	spaceClock      = conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(farFuture)}
+	spaceLaterClock = conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(farFuture.Add(24 * time.Hour))}
+)
 
 func checkPhaseAndLastOperation(s space) func() checkFunc {
 	points := s.points()
@@ -115,7 +116,7 @@ func checkPoint(t *testing.T, p, sp point, build *[2]builder, cov *coverage) boo
 
 	m := build[0].build(p, false)
 	prev := m.Status.LastOperation.DeepCopy()
-	got := aggregate.LastOperation(m)
+	got := aggregate.LastOperation(m, spaceClock)
 	phase := aggregate.Phase(m)
 
 	// The Machine carrying the result is what Summarize computes the phase from and what
@@ -123,14 +124,14 @@ func checkPoint(t *testing.T, p, sp point, build *[2]builder, cov *coverage) boo
 	// through LastOperation, so the fixed point keeps the phase too.)
 	carried := *m
 	carried.Status.LastOperation = got.DeepCopy()
-	if again := aggregate.LastOperation(&carried); !sameOp(got, again) {
+	if again := aggregate.LastOperation(&carried, spaceLaterClock); !sameOp(got, again) {
 		fail("LastOperation is not a fixed point (-first +second):\n%s", cmp.Diff(got, again, strictTime))
 	}
 
 	// A fresh Machine, its conditions in the opposite order and differing only in inputs
 	// the functions do not read (see the space), gives the same result.
 	sibling := build[1].build(sp, true)
-	if again := aggregate.LastOperation(sibling); !sameOp(got, again) {
+	if again := aggregate.LastOperation(sibling, spaceClock); !sameOp(got, again) {
 		fail("LastOperation differs on the sibling %s (-here +sibling):\n%s", sp, cmp.Diff(got, again, strictTime))
 	}
 	if again := aggregate.Phase(sibling); again != phase {
@@ -212,17 +213,26 @@ func checkLastOperation(m *v1alpha1.Machine, prev, got *v1alpha1.LastOperation, 
 	nodeReadyTrue := statusOf(m, nodeReady) == T
 	creating := prev == nil || (prev.Type == create && prev.State != successful)
 	kept := prev != nil && prev.Type == got.Type && prev.State == got.State
+	drainFailed := reasonOf(m, draining) == v1alpha1.MachineDrainingFailedReason
+	deleteFailure := wantDeletionFailure(m)
 	switch {
 	case ts:
 		want := processing
-		if reasonOf(m, deleting) == v1alpha1.MachineDeletingDeletionCompletedReason {
+		switch {
+		case reasonOf(m, deleting) == v1alpha1.MachineDeletingDeletionCompletedReason:
 			want = successful
+		case deleteFailure != nil:
+			want = failed
 		}
 		if got.Type != deleteOp || got.State != want {
 			fail("with a deletionTimestamp: %s/%s, want Delete/%s", got.Type, got.State, want)
 		}
 	case got.Type == deleteOp && !kept:
 		fail("Delete derived without a deletionTimestamp")
+	case w == nil && drainFailed && (!creating || nodeReadyTrue):
+		if got.Type != drainNode || got.State != failed {
+			fail("Draining reason DrainingFailed: %s/%s, want DrainNode/Failed", got.Type, got.State)
+		}
 	case w != nil:
 		want := healthCheck
 		switch {
@@ -235,7 +245,7 @@ func checkLastOperation(m *v1alpha1.Machine, prev, got *v1alpha1.LastOperation, 
 			fail("terminal signal %s=%s/%s: %s/%s, want %s/Failed", w.Type, w.Status, w.Reason, got.Type, got.State, want)
 		}
 	case got.State == failed && (!kept || got.Type != deleteOp):
-		fail("Failed without a terminal signal")
+		fail("Failed without a terminal signal or a drain failure")
 	}
 
 	// Without a deletionTimestamp, Processing means the operation is happening now.
@@ -246,11 +256,11 @@ func checkLastOperation(m *v1alpha1.Machine, prev, got *v1alpha1.LastOperation, 
 		case create:
 			ok = creating && !nodeReadyTrue && w == nil
 		case update:
-			ok = upd && w == nil
+			ok = upd && w == nil && !drainFailed
 		case drainNode:
-			ok = drn && !upd && w == nil
+			ok = drn && !upd && w == nil && !drainFailed
 		case healthCheck:
-			ok = !nodeReadyTrue && !upd && !drn && w == nil
+			ok = !nodeReadyTrue && !upd && !drn && w == nil && !drainFailed
 		}
 		if !ok {
 			fail("%s Processing, but the conditions say otherwise", got.Type)
@@ -264,17 +274,17 @@ func checkLastOperation(m *v1alpha1.Machine, prev, got *v1alpha1.LastOperation, 
 		case update:
 			ok = statusOf(m, updating) != T
 		case drainNode:
-			ok = statusOf(m, draining) != T
+			ok = statusOf(m, draining) != T && !drainFailed
 		}
 		if !ok {
 			fail("%s Successful, but its condition has not cleared", got.Type)
 		}
 	}
 
-	// lastUpdated: kept while (type, state) stays, else from the deciding input; always an
-	// input time.
-	if !isInputTime(m, got.LastUpdated) {
-		fail("lastUpdated %s is not an input time", got.LastUpdated.Format(time.RFC3339))
+	// lastUpdated: kept while (type, state) stays, else from the deciding input, unless a
+	// reason decided or that input is not after the previous lastUpdated: then the clock.
+	if !isInputTime(m, got.LastUpdated) && !isClockTime(got.LastUpdated) {
+		fail("lastUpdated %s is neither an input time nor the clock's", got.LastUpdated.Format(time.RFC3339))
 	}
 	var want metav1.Time
 	ltt := func(t string) metav1.Time {
@@ -283,17 +293,23 @@ func checkLastOperation(m *v1alpha1.Machine, prev, got *v1alpha1.LastOperation, 
 		}
 		return created
 	}
+	byReason := false
 	switch {
 	case kept:
 		want = prev.LastUpdated
 	case got.Type == deleteOp:
+		byReason = got.State != processing
 		// Deleting decides only when True: before that the deletion is requested, not started.
 		want = *m.DeletionTimestamp
 		if c := find(m, deleting); c != nil && c.Status == T {
 			want = c.LastTransitionTime
 		}
 	case got.State == failed:
-		want = w.LastTransitionTime
+		// Only a False HealthCheckSucceeded is a status that decides; reasons decide the rest.
+		byReason = got.Type == drainNode || w.Type != hcSucceeded
+		if !byReason {
+			want = w.LastTransitionTime
+		}
 	case got.Type == create && got.State == processing:
 		want = created
 	case got.Type == create:
@@ -310,9 +326,45 @@ func checkLastOperation(m *v1alpha1.Machine, prev, got *v1alpha1.LastOperation, 
 			want = c.LastTransitionTime
 		}
 	}
+	if !kept && (byReason || (prev != nil && !want.After(prev.LastUpdated.Time))) {
+		want = metav1.NewTime(farFuture.Local())
+	}
+	if !kept && prev != nil && !want.After(prev.LastUpdated.Time) {
+		// Never at or before the previous lastUpdated (a previous value dated after the clock).
+		want = metav1.NewTime(prev.LastUpdated.Add(time.Second).Local())
+	}
+	if !kept && prev != nil && !got.LastUpdated.After(prev.LastUpdated.Time) {
+		fail("(type, state) changed from %s/%s but lastUpdated %s is not after the previous %s",
+			prev.Type, prev.State, got.LastUpdated.Format(time.RFC3339), prev.LastUpdated.Format(time.RFC3339))
+	}
 	if !reflect.DeepEqual(got.LastUpdated, want) {
 		fail("lastUpdated %s, want %s", got.LastUpdated.Format(time.RFC3339), want.Format(time.RFC3339))
 	}
+}
+
+// isClockTime reports whether t is spaceClock's time, in time.Local as LastOperation gives it.
+func isClockTime(t metav1.Time) bool {
+	return t.Time.Equal(farFuture) && t.Location() == time.Local
+}
+
+// wantDeletionFailure is the condition that says a deletion is failing, written here again
+// from the rule: Draining with reason DrainingFailed while the Node is drained (Deleting
+// DrainingNode or missing), else InfrastructureReady with reason InfrastructureFailed while
+// the infrastructure still exists (Deleting DrainingNode, WaitingForInfrastructureDeletion or
+// missing).
+func wantDeletionFailure(m *v1alpha1.Machine) *metav1.Condition {
+	step := reasonOf(m, deleting)
+	if statusOf(m, deleting) != T {
+		step = v1alpha1.MachineDeletingDrainingNodeReason // requested, not started
+	}
+	if step == v1alpha1.MachineDeletingDrainingNodeReason && reasonOf(m, draining) == v1alpha1.MachineDrainingFailedReason {
+		return find(m, draining)
+	}
+	if (step == v1alpha1.MachineDeletingDrainingNodeReason || step == v1alpha1.MachineDeletingWaitingForInfrastructureDeletionReason) &&
+		reasonOf(m, infraReady) == v1alpha1.MachineInfrastructureFailedReason {
+		return find(m, infraReady)
+	}
+	return nil
 }
 
 // terminalWinner returns the terminal signal on m that the rules report, or nil: a condition
@@ -477,8 +529,9 @@ func checkSummarize(t *testing.T, _ int, p point, cov *coverage) bool {
 		fail("invalid Ready written: %v", err)
 	}
 
-	// Operation and phase are those of the pure functions; lastUpdated is an input time.
-	if want := aggregate.LastOperation(before); !reflect.DeepEqual(want, m.Status.LastOperation) {
+	// Operation and phase are those of the pure functions with the same clock; lastUpdated is
+	// an input time or the clock's.
+	if want := aggregate.LastOperation(before, clock); !reflect.DeepEqual(want, m.Status.LastOperation) {
 		fail("lastOperation differs from LastOperation() (-want +got):\n%s", cmp.Diff(want, m.Status.LastOperation, strictTime))
 	}
 	if want := aggregate.Phase(m); want != m.Status.Phase {
@@ -486,8 +539,8 @@ func checkSummarize(t *testing.T, _ int, p point, cov *coverage) bool {
 	}
 	if op := m.Status.LastOperation; op == nil {
 		fail("no lastOperation")
-	} else if !isInputTime(before, op.LastUpdated) {
-		fail("lastUpdated %s is not an input time", op.LastUpdated.UTC().Format(time.RFC3339))
+	} else if !isInputTime(before, op.LastUpdated) && !isClockTime(op.LastUpdated) {
+		fail("lastUpdated %s is neither an input time nor the clock's", op.LastUpdated.UTC().Format(time.RFC3339))
 	}
 
 	// Stalled mirrors phase Failed for kstatus, and nothing derived reads it.
@@ -530,14 +583,23 @@ func checkSummarize(t *testing.T, _ int, p point, cov *coverage) bool {
 		fail("status changed in a JSON round trip (-before +after):\n%s", cmp.Diff(m.Status, back.Status, strictTime))
 	}
 
-	// Other clocks: the conditions may have been written by clocks ahead of Summarize's. With a
-	// clock before every input time the status is the same, but for the lastTransitionTimes
-	// Summarize takes from its clock (Ready and Stalled when their status changes): nothing
-	// derived compares the clock with a condition's time.
+	// Other clocks: the conditions and the previous lastOperation may have been written by
+	// clocks ahead of Summarize's. With a clock before every input time the status is the same,
+	// but for the times Summarize takes from its clock: the lastTransitionTimes of Ready and
+	// Stalled when their status changes, and a lastUpdated the clock dates, which is then one
+	// second after the previous lastUpdated (it never goes back), or the clock's time when
+	// there is none. Nothing derived compares the clock with a condition's time.
 	behind := p.machine(false)
 	aggregate.Summarize(behind, conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(farPast)})
-	if diff := cmp.Diff(withoutClockTimes(first.Status, farFuture), withoutClockTimes(behind.Status, farPast), strictTime); diff != "" {
-		fail("a clock behind the conditions' times gives another status (-ahead +behind):\n%s", diff)
+	wantBehind := withoutClockTimes(first.Status, farFuture)
+	if op := wantBehind.LastOperation; op != nil && isClockTime(op.LastUpdated) {
+		op.LastUpdated = metav1.NewTime(farPast.Local())
+		if prev := before.Status.LastOperation; prev != nil {
+			op.LastUpdated = metav1.NewTime(prev.LastUpdated.Add(time.Second).Local())
+		}
+	}
+	if diff := cmp.Diff(wantBehind, withoutClockTimes(behind.Status, farPast), strictTime); diff != "" {
+		fail("a clock behind the conditions' times gives another status (-want +behind):\n%s", diff)
 	}
 
 	cov.phases[m.Status.Phase]++

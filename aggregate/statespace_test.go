@@ -74,6 +74,7 @@ var condDims = [numCondDims]struct {
 		missing,
 		{T, v1alpha1.MachineNodeCordonedReason, "Node m is unschedulable"},
 		{F, v1alpha1.MachineNotDrainingReason, ""},
+		{T, v1alpha1.MachineDrainingFailedReason, "Cannot evict pod as it would violate the pod's disruption budget"},
 	}},
 	dHealthCheck: {hcSucceeded, []condChoice{
 		missing,

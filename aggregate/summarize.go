@@ -23,7 +23,8 @@ import (
 //     generation 3", so Ready is not True until the gate's owner has observed the current
 //     spec; a gate without observedGeneration is read as it is. It is written with
 //     conditions.Set and the given options (e.g. conditions.WithClock);
-//  2. status.lastOperation, from LastOperation;
+//  2. status.lastOperation, from LastOperation with the same options (its clock dates a change
+//     no lastTransitionTime dates);
 //  3. status.phase, from Phase;
 //  4. the Stalled condition, True (reason MachineFailed, lastOperation's description as message)
 //     while the phase is Failed and absent otherwise, so kstatus
@@ -52,7 +53,7 @@ func Summarize(m *v1alpha1.Machine, opts ...conditions.SetOption) bool {
 	// LastOperation and Phase, sharing the terminal signal (it depends on the conditions only,
 	// which they do not change).
 	signal := terminalSignal(m)
-	if op := lastOperationWith(m, signal); !sameLastOperation(op, m.Status.LastOperation) {
+	if op := lastOperationWith(m, signal, opts); !sameLastOperation(op, m.Status.LastOperation) {
 		m.Status.LastOperation = op
 		changed = true
 	}

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -47,6 +48,9 @@ type ClusterAPIMachineReconciler struct {
 	FieldOwner string
 	// MaxConcurrentReconciles bounds parallel reconciles. Zero means 1.
 	MaxConcurrentReconciles int
+	// Clock gives the reconcile's instant, which dates a lastOperation change no condition's
+	// lastTransitionTime dates (see aggregate.LastOperation). Nil means the real clock.
+	Clock clock.PassiveClock
 
 	written writtenAnnotations
 	phases  phaseGauge
@@ -103,7 +107,11 @@ func (r *ClusterAPIMachineReconciler) Reconcile(ctx context.Context, req ctrl.Re
 		log.FromContext(ctx).Info("ignoring an unreadable lastOperation annotation", "error", err.Error())
 		previous = nil
 	}
-	phase, op := aggregate.ClusterAPIMachineStatus(m, previous)
+	now := r.Clock
+	if now == nil {
+		now = clock.RealClock{}
+	}
+	phase, op := aggregate.ClusterAPIMachineStatus(m, previous, atInstant(now.Now())...)
 	value, err := json.Marshal(op)
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("cannot encode the lastOperation of Cluster API Machine %s: %w", req.NamespacedName, err)

@@ -211,10 +211,16 @@ func setUpdatingCondition(w *conditionWriter, node *corev1.Node) bool {
 	return true
 }
 
-// setDrainingCondition is True while the Node is unschedulable (cordoned).
+// setDrainingCondition is True while the Node is unschedulable (cordoned). A drainer's report
+// that the drain failed (True, reason DrainingFailed, written on the Machine by whoever drains
+// the Node) is kept as it is while the Node stays cordoned: only the drainer knows why its
+// evictions fail, and lastOperation reports it as DrainNode (or Delete) Failed.
 func setDrainingCondition(w *conditionWriter, node *corev1.Node) {
 	const t = v1alpha1.MachineDrainingCondition
 	if node != nil && node.Spec.Unschedulable {
+		if c := conditions.Get(w.m, t); c != nil && c.Status == metav1.ConditionTrue && c.Reason == v1alpha1.MachineDrainingFailedReason {
+			return
+		}
 		w.set(t, metav1.ConditionTrue, v1alpha1.MachineNodeCordonedReason, "Node "+node.Name+" is cordoned")
 		return
 	}

@@ -147,6 +147,13 @@ const (
 	MachineNodeCordonedReason = "NodeCordoned"
 	// MachineNotDrainingReason: the Node is schedulable, or there is no Node.
 	MachineNotDrainingReason = "NotDraining"
+	// MachineDrainingFailedReason: the drainer (e.g. Cluster API's v1beta1 DrainingSucceeded
+	// reason, or any tool that drains the Node and writes the Machine) reports that the drain
+	// failed, e.g. evictions refused by a PodDisruptionBudget until its timeout; the message
+	// says why. The controller keeps it while the Node stays cordoned. Not terminal: drainers
+	// retry, so the phase stays Draining; lastOperation is DrainNode Failed (Delete Failed
+	// during deletion) while it is present.
+	MachineDrainingFailedReason = "DrainingFailed"
 )
 
 // Standby (negative polarity) is set by the machinestatus controller from spec.standby.

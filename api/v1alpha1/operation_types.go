@@ -28,7 +28,8 @@ const (
 	MachineOperationStateProcessing MachineOperationState = "Processing"
 	// MachineOperationStateSuccessful means the operation ended well.
 	MachineOperationStateSuccessful MachineOperationState = "Successful"
-	// MachineOperationStateFailed means the operation ended with a terminal failure.
+	// MachineOperationStateFailed means the operation is failing: a failure is reported now
+	// (terminal, or retried by its owner as a failed drain or deletion). Never sticky.
 	MachineOperationStateFailed MachineOperationState = "Failed"
 )
 
@@ -60,8 +61,9 @@ type LastOperation struct {
 	// +kubebuilder:validation:MaxLength=1024
 	Description string `json:"description,omitempty"`
 
-	// lastUpdated is when type or state last changed, taken from the lastTransitionTime of the
-	// condition that decided it (never from the wall clock).
+	// lastUpdated is when type or state last changed: the lastTransitionTime of the condition
+	// whose status change decided it, or, when a reason decided it (e.g. UpdateFailed on an
+	// Updating condition that stays True), the moment the controller observed the change.
 	// +required
 	LastUpdated metav1.Time `json:"lastUpdated"`
 }
