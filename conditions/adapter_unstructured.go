@@ -62,20 +62,20 @@ func FromUnstructured(obj *unstructured.Unstructured) (List, error) {
 // conditionsOf returns the path and the items of the conditions list of an object, or the path
 // of the offending field and why it cannot be read.
 func conditionsOf(obj map[string]any) (string, []any, error) {
-	status, found, err := object(obj, "status")
+	status, found, err := jsontype.Object(obj, "status")
 	if err != nil || !found {
 		return "status", nil, err
 	}
-	v1beta2, found, err := object(status, "v1beta2")
+	v1beta2, found, err := jsontype.Object(status, "v1beta2")
 	if err != nil {
 		return "status.v1beta2", nil, err
 	}
 	if found {
-		if items, found, err := list(v1beta2, "conditions"); err != nil || found {
+		if items, found, err := jsontype.List(v1beta2, "conditions"); err != nil || found {
 			return "status.v1beta2.conditions", items, err
 		}
 	}
-	items, _, err := list(status, "conditions")
+	items, _, err := jsontype.List(status, "conditions")
 	return "status.conditions", items, err
 }
 
@@ -85,7 +85,7 @@ func readCondition(item any) (metav1.Condition, string, error) {
 	var c metav1.Condition
 	m, ok := item.(map[string]any)
 	if !ok {
-		return c, "", fmt.Errorf("must be an object, not %s", jsontype.Of(item))
+		return c, "", &jsontype.TypeError{Want: "an object", Got: jsontype.Of(item)}
 	}
 	var typ, status, since string
 	strs := []struct {
@@ -100,7 +100,7 @@ func readCondition(item any) (metav1.Condition, string, error) {
 		{"lastTransitionTime", &since, true},
 	}
 	for _, s := range strs {
-		v, found, err := str(m, s.key)
+		v, found, err := jsontype.String(m, s.key)
 		if err == nil && !found && s.required {
 			err = errors.New("missing")
 		}
@@ -135,45 +135,6 @@ func readCondition(item any) (metav1.Condition, string, error) {
 		c.ObservedGeneration = g
 	}
 	return c, "", nil
-}
-
-// object returns m[key] as an object; a missing or null value is not found.
-func object(m map[string]any, key string) (map[string]any, bool, error) {
-	v, ok := m[key]
-	if !ok || v == nil {
-		return nil, false, nil
-	}
-	o, ok := v.(map[string]any)
-	if !ok {
-		return nil, false, fmt.Errorf("must be an object, not %s", jsontype.Of(v))
-	}
-	return o, true, nil
-}
-
-// list returns m[key] as a list; a missing or null value is not found.
-func list(m map[string]any, key string) ([]any, bool, error) {
-	v, ok := m[key]
-	if !ok || v == nil {
-		return nil, false, nil
-	}
-	l, ok := v.([]any)
-	if !ok {
-		return nil, false, fmt.Errorf("must be a list, not %s", jsontype.Of(v))
-	}
-	return l, true, nil
-}
-
-// str returns m[key] as a string; a missing or null value is not found.
-func str(m map[string]any, key string) (string, bool, error) {
-	v, ok := m[key]
-	if !ok || v == nil {
-		return "", false, nil
-	}
-	s, ok := v.(string)
-	if !ok {
-		return "", false, fmt.Errorf("must be a string, not %s", jsontype.Of(v))
-	}
-	return s, true, nil
 }
 
 // integer returns v as an int64 when it is a whole number in range: unstructured objects hold

@@ -3,7 +3,6 @@ package controllers
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,16 +28,6 @@ type contractStatus struct {
 	ReadyMessage string
 }
 
-// contractError says that an object does not follow the contract: field is the path of the
-// offending field (e.g. "status.ready") and err says what is wrong with it. Values are never
-// quoted in full, so the error stays short whatever the object holds.
-type contractError struct {
-	field string
-	err   error
-}
-
-func (e *contractError) Error() string { return fmt.Sprintf("%s: %v", e.field, e.err) }
-
 // contractState returns st for an object that exists: what obj reports per the contract or, when
 // it does not follow the contract, the ContractViolation problem with a message of at most
 // maxForeignMessage bytes naming the field. readyField is as for readContract.
@@ -59,18 +48,18 @@ const maxProviderIDLength = 512
 
 // readContract reads obj per the contract; readyField is "provisioned" for infrastructure and
 // "dataSecretCreated" for bootstrap objects. Missing and null fields read as their zero value.
-// It returns a *contractError naming a spec.providerID longer than maxProviderIDLength
+// It returns a *jsontype.FieldError naming a spec.providerID longer than maxProviderIDLength
 // characters, or the first field it reads that has the wrong JSON type
 // (including an object on the way to it that is not an object, e.g. a string status) or, for
 // status.conditions / status.v1beta2.conditions, that conditions.FromUnstructured cannot read.
 func readContract(obj *unstructured.Unstructured, readyField string) (contractStatus, error) {
 	var s contractStatus
-	ready, found, err := nestedBool(obj.Object, "status", "initialization", readyField)
+	ready, found, err := jsontype.Nested(obj.Object, jsontype.Bool, "status", "initialization", readyField)
 	if err != nil {
 		return s, err
 	}
 	if !found {
-		if ready, _, err = nestedBool(obj.Object, "status", "ready"); err != nil {
+		if ready, _, err = jsontype.Nested(obj.Object, jsontype.Bool, "status", "ready"); err != nil {
 			return s, err
 		}
 	}
@@ -89,13 +78,13 @@ func readContract(obj *unstructured.Unstructured, readyField string) (contractSt
 		{&depMessage, []string{"status", "deprecated", "v1beta1", "failureMessage"}},
 	}
 	for _, f := range strs {
-		if *f.into, _, err = nestedString(obj.Object, f.path...); err != nil {
+		if *f.into, _, err = jsontype.Nested(obj.Object, jsontype.String, f.path...); err != nil {
 			return s, err
 		}
 	}
 	if n := utf8.RuneCountInString(s.ProviderID); n > maxProviderIDLength {
 		// The Machine's status.providerID, where it is copied, holds at most that many.
-		return s, &contractError{"spec.providerID", fmt.Errorf("must be at most %d characters, not %d", maxProviderIDLength, n)}
+		return s, &jsontype.FieldError{Path: "spec.providerID", Err: fmt.Errorf("must be at most %d characters, not %d", maxProviderIDLength, n)}
 	}
 	if s.FailureReason == "" && s.FailureMessage == "" {
 		s.FailureReason, s.FailureMessage = depReason, depMessage
@@ -109,61 +98,18 @@ func readContract(obj *unstructured.Unstructured, readyField string) (contractSt
 // readyConditionMessage returns the message of the object's Ready condition when it is not
 // True, read with conditions.FromUnstructured (metav1 shape, Cluster API v1beta1 shape, or
 // status.v1beta2.conditions), or "" when there is none. Conditions it cannot read are a
-// *contractError naming the field.
+// *jsontype.FieldError naming the field.
 func readyConditionMessage(obj *unstructured.Unstructured) (string, error) {
 	list, err := conditions.FromUnstructured(obj)
 	if err != nil {
 		var aerr *conditions.AdapterError
 		if errors.As(err, &aerr) {
-			return "", &contractError{aerr.Field, aerr.Err}
+			return "", &jsontype.FieldError{Path: aerr.Field, Err: aerr.Err}
 		}
-		return "", &contractError{"status.conditions", err}
+		return "", &jsontype.FieldError{Path: "status.conditions", Err: err}
 	}
 	if c := conditions.Get(list, "Ready"); c != nil && c.Status != metav1.ConditionTrue {
 		return c.Message, nil
 	}
 	return "", nil
-}
-
-// nestedBool reads the boolean at path; a missing or null field is not found. A value of
-// another type, or a non-object on the way, is a *contractError.
-func nestedBool(obj map[string]any, path ...string) (bool, bool, error) {
-	v, found, err := nestedField(obj, path...)
-	if err != nil || !found {
-		return false, false, err
-	}
-	b, ok := v.(bool)
-	if !ok {
-		return false, false, &contractError{strings.Join(path, "."), fmt.Errorf("must be a boolean, not %s", jsontype.Of(v))}
-	}
-	return b, true, nil
-}
-
-// nestedString reads the string at path, like nestedBool.
-func nestedString(obj map[string]any, path ...string) (string, bool, error) {
-	v, found, err := nestedField(obj, path...)
-	if err != nil || !found {
-		return "", false, err
-	}
-	s, ok := v.(string)
-	if !ok {
-		return "", false, &contractError{strings.Join(path, "."), fmt.Errorf("must be a string, not %s", jsontype.Of(v))}
-	}
-	return s, true, nil
-}
-
-// nestedField returns the value at path. A missing or null value, on the way or at the end, is
-// not found; a value on the way that is not an object is a *contractError naming it.
-func nestedField(obj map[string]any, path ...string) (any, bool, error) {
-	var v any = obj
-	for i, key := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false, &contractError{strings.Join(path[:i], "."), fmt.Errorf("must be an object, not %s", jsontype.Of(v))}
-		}
-		if v, ok = m[key]; !ok || v == nil {
-			return nil, false, nil
-		}
-	}
-	return v, true, nil
 }

@@ -1,5 +1,8 @@
-// Package jsontype names the JSON type of a decoded (unstructured) value, for error messages
-// that must say what was found without quoting a value of unbounded size.
+// Package jsontype reads typed fields of decoded (unstructured) JSON objects, with one error shape
+// for a field of the wrong type (*TypeError, wrapped in a *FieldError naming the path), and names
+// the JSON type of a value, so that messages say what was found without quoting a value of
+// unbounded size. The conditions adapters and the controller's reading of the Cluster API
+// contract both read through it.
 package jsontype
 
 import "fmt"
