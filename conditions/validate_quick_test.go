@@ -46,6 +46,7 @@ func TestQuickValid(t *testing.T) {
 		{"prefix empty label", func(c *metav1.Condition) { c.Type = "example..com/Backup" }},
 		{"prefix leading dot", func(c *metav1.Condition) { c.Type = ".example.com/Backup" }},
 		{"prefix trailing dash", func(c *metav1.Condition) { c.Type = "example-.com/Backup" }},
+		{"prefix label after a dot starts with dash", func(c *metav1.Condition) { c.Type = "example.-com/Backup" }},
 		{"prefix underscore", func(c *metav1.Condition) { c.Type = "ex_ample.com/Backup" }},
 		{"name empty after prefix", func(c *metav1.Condition) { c.Type = "example.com/" }},
 		{"two slashes", func(c *metav1.Condition) { c.Type = "a/b/Backup" }},
