@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 
@@ -67,7 +66,7 @@ func (r *MachineReconciler) applyStatus(ctx context.Context, m *v1alpha1.Machine
 		return "", err
 	}
 	err = r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
-		client.FieldOwner(cmp.Or(r.FieldOwner, DefaultFieldOwner)), client.ForceOwnership)
+		fieldOwner(r.FieldOwner), client.ForceOwnership)
 	if err != nil {
 		return "", fmt.Errorf("cannot apply the status of Machine %s/%s: %w", m.Namespace, m.Name, err)
 	}

@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -107,11 +106,7 @@ func (r *ClusterAPIMachineReconciler) Reconcile(ctx context.Context, req ctrl.Re
 		log.FromContext(ctx).Info("ignoring an unreadable lastOperation annotation", "error", err.Error())
 		previous = nil
 	}
-	now := r.Clock
-	if now == nil {
-		now = clock.RealClock{}
-	}
-	phase, op := aggregate.ClusterAPIMachineStatus(m, previous, atInstant(now.Now())...)
+	phase, op := aggregate.ClusterAPIMachineStatus(m, previous, atInstant(clockOrReal(r.Clock).Now())...)
 	value, err := json.Marshal(op)
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("cannot encode the lastOperation of Cluster API Machine %s: %w", req.NamespacedName, err)
@@ -157,7 +152,7 @@ func (r *ClusterAPIMachineReconciler) patchAnnotation(ctx context.Context, m *cl
 	target := &clusterv1.Machine{}
 	target.Namespace, target.Name = m.Namespace, m.Name
 	if err := r.Client.Patch(ctx, target, client.RawPatch(types.MergePatchType, body),
-		client.FieldOwner(cmp.Or(r.FieldOwner, DefaultFieldOwner))); err != nil {
+		fieldOwner(r.FieldOwner)); err != nil {
 		return "", fmt.Errorf("cannot patch the %s annotation of Cluster API Machine %s/%s: %w",
 			aggregate.LastOperationAnnotation, m.Namespace, m.Name, err)
 	}

@@ -178,12 +178,7 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	return ctrl.Result{RequeueAfter: max(next.Sub(now), 0) + 250*time.Millisecond}, nil
 }
 
-func (r *MachineReconciler) clock() clock.PassiveClock {
-	if r.Clock == nil {
-		return clock.RealClock{}
-	}
-	return r.Clock
-}
+func (r *MachineReconciler) clock() clock.PassiveClock { return clockOrReal(r.Clock) }
 
 // observe reads the referenced infrastructure and bootstrap objects and the Node. Problems that
 // a condition can describe (not found, kind not served, forbidden, malformed) become part of
