@@ -71,6 +71,8 @@ func TestQuickValid(t *testing.T) {
 		{"reason with space", func(c *metav1.Condition) { c.Reason = "Not Ready" }},
 		{"reason 1024", func(c *metav1.Condition) { c.Reason = "R" + strings.Repeat("x", 1023) }},
 		{"reason 1025", func(c *metav1.Condition) { c.Reason = "R" + strings.Repeat("x", 1024) }},
+		// The last character of each range: quickValid accepts every character the rules allow.
+		{"type and reason of z, Z and 9", func(c *metav1.Condition) { c.Type, c.Reason = "z9.z9/Zz9", "Zz9" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
