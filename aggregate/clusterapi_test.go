@@ -186,6 +186,12 @@ func capiConds(parts ...any) []metav1.Condition {
 }
 
 // createdOp is the lastOperation of a Machine whose creation finished at capiAt(5).
+// creatingOp is the lastOperation a manager keeps while creation waits for the Node.
+func creatingOp() *v1alpha1.LastOperation {
+	return &v1alpha1.LastOperation{Type: v1alpha1.MachineOperationCreate, State: v1alpha1.MachineOperationStateProcessing,
+		Description: "Waiting for the Node to become Ready", LastUpdated: capiAt(0)}
+}
+
 func createdOp() *v1alpha1.LastOperation {
 	return &v1alpha1.LastOperation{Type: v1alpha1.MachineOperationCreate, State: v1alpha1.MachineOperationStateSuccessful,
 		Description: "Created: the Node is Ready", LastUpdated: capiAt(5)}
@@ -271,6 +277,7 @@ func clusterAPIPhaseCases() []clusterAPIPhaseCase {
 		{
 			name: "Should set `Running` when bootstrap and infra is ready", source: fromTest,
 			machine:   capiMachine(provisionedWaitingForNode, runningEdits...),
+			previous:  creatingOp(),
 			capiPhase: clusterv1.MachinePhaseRunning,
 			wantPhase: v1alpha1.MachinePhaseProvisioned, wantType: v1alpha1.MachineOperationCreate, wantState: v1alpha1.MachineOperationStateProcessing,
 			disagreement: whyRunningNeedsNodeReady,
@@ -278,6 +285,7 @@ func clusterAPIPhaseCases() []clusterAPIPhaseCase {
 		{
 			name: "Should set `Running` when bootstrap and infra is ready with no Status.Addresses", source: fromTest,
 			machine:   capiMachine(provisionedWaitingForNode, runningEdits...),
+			previous:  creatingOp(),
 			capiPhase: clusterv1.MachinePhaseRunning,
 			wantPhase: v1alpha1.MachinePhaseProvisioned, wantType: v1alpha1.MachineOperationCreate, wantState: v1alpha1.MachineOperationStateProcessing,
 			disagreement: whyRunningNeedsNodeReady,
@@ -285,23 +293,33 @@ func clusterAPIPhaseCases() []clusterAPIPhaseCase {
 		{
 			name: "Should set `Running` when bootstrap, infra, and NodeRef is ready", source: fromTest,
 			machine:   capiMachine(provisionedWaitingForNode, runningEdits...),
+			previous:  creatingOp(),
 			capiPhase: clusterv1.MachinePhaseRunning,
 			wantPhase: v1alpha1.MachinePhaseProvisioned, wantType: v1alpha1.MachineOperationCreate, wantState: v1alpha1.MachineOperationStateProcessing,
 			disagreement: whyRunningNeedsNodeReady,
+		},
+		{
+			// Without history a registered Node ends creation (docs/phase-and-lastoperation.md,
+			// "Without history"): the object cannot tell this Node from one NotReady for hours.
+			name: "Should set `Running` when bootstrap, infra, and NodeRef is ready, read without history", source: fromTest,
+			machine:   capiMachine(provisionedWaitingForNode, runningEdits...),
+			capiPhase: clusterv1.MachinePhaseRunning,
+			wantPhase: v1alpha1.MachinePhaseUnknown, wantType: v1alpha1.MachineOperationHealthCheck, wantState: v1alpha1.MachineOperationStateProcessing,
+			disagreement: whyUnknownAfterCreation,
 		},
 		{
 			name: "Should set `Updating` when Machine is in-place updating (waiting for the UpdateMachine hook)", source: fromTest,
 			machine: capiMachine(replace(provisionedWaitingForNode, capiInPlaceUpdating),
 				append(runningEdits, inPlaceUpdate)...),
 			capiPhase: clusterv1.MachinePhaseUpdating,
-			wantPhase: v1alpha1.MachinePhaseUpdating, wantType: v1alpha1.MachineOperationCreate, wantState: v1alpha1.MachineOperationStateProcessing,
+			wantPhase: v1alpha1.MachinePhaseUpdating, wantType: v1alpha1.MachineOperationUpdate, wantState: v1alpha1.MachineOperationStateProcessing,
 		},
 		{
 			name: "Should set `Updating` when Machine is in-place updating (the UpdateMachine hook failed)", source: fromTest,
 			machine: capiMachine(replace(provisionedWaitingForNode, capiInPlaceUpdateFailed),
 				append(runningEdits, inPlaceUpdate)...),
 			capiPhase: clusterv1.MachinePhaseUpdating,
-			wantPhase: v1alpha1.MachinePhaseUpdating, wantType: v1alpha1.MachineOperationCreate, wantState: v1alpha1.MachineOperationStateProcessing,
+			wantPhase: v1alpha1.MachinePhaseUpdating, wantType: v1alpha1.MachineOperationUpdate, wantState: v1alpha1.MachineOperationStateProcessing,
 		},
 		{
 			name: "Should set `Provisioned` when there is a ProviderID and there is no Node", source: fromTest,

@@ -56,8 +56,8 @@ const (
 //     is requested, not started).
 //  2. Creation has not finished (no previous operation, or a previous Create that is not
 //     Successful): Create Successful once NodeReady is True, or, without a previous operation,
-//     once the object shows that creation finished (the Node registered and was deleted since,
-//     or failed a health check; see createdWithoutHistory); else Create Failed on a terminal
+//     once the object shows that creation finished (the Node registered, and no
+//     NodeStartupTimeout says otherwise; see createdWithoutHistory); else Create Failed on a terminal
 //     signal (see Phase, row 3); else Create Processing, the description naming the step
 //     waited on: bootstrap data (when spec.bootstrap is set), then infrastructure, then the
 //     Node. A Create Successful does not end the search: it stands in for the previous value
@@ -230,24 +230,22 @@ func lastOperation(m *v1alpha1.Machine, signal *terminal, opts []conditions.SetO
 
 // createdWithoutHistory reports whether m, which has no previous lastOperation (a reader
 // without the history, or a controller's first reconcile of a Machine created before it ran),
-// shows that its creation finished although its Node is not Ready now. The Node must have
-// registered (status.nodeRef is set; it stays set after the Node goes away), and then either:
-//   - the Node was deleted (NodeReady reason NodeDeleted), or
-//   - a terminal signal other than NodeStartupTimeout is present (e.g. a MachineHealthCheck's
-//     UnhealthyNode: the health check of a registered Node failed, so a HealthCheck failed,
-//     not the creation).
+// shows that its creation finished although its Node is not Ready now: its Node registered
+// (status.nodeRef is set; it stays set after the Node goes away), and no NodeStartupTimeout
+// signal says that creation failed. This is the one rule for reading creation without history
+// (docs/phase-and-lastoperation.md, "Without history").
 //
-// A registered Node that is merely not Ready, with no such signal, may still be booting: the
-// object cannot tell, so creation is taken as still in progress (Create Processing).
+// A kubelet registers its Node with its nodeInfo and conditions, so a registered Node is a
+// running kubelet, whatever it reports now; a Node NotReady for an hour reads as a health check
+// (HealthCheck Processing, then HealthCheck Failed), never as a creation (Create Processing, then
+// Create Failed). The object cannot tell a Node that was never Ready yet (booting) from one that
+// was Ready before: such a Node, read without history, reads as a health check too until it is
+// Ready.
 func createdWithoutHistory(m *v1alpha1.Machine, signal *terminal) bool {
 	if m.Status.NodeRef == nil || m.Status.NodeRef.Name == "" {
 		return false
 	}
-	if nodeReady := findCondition(m.Status.Conditions, v1alpha1.MachineNodeReadyCondition); nodeReady != nil &&
-		nodeReady.Reason == v1alpha1.MachineNodeDeletedReason {
-		return true
-	}
-	return signal != nil && signal.condition.Reason != v1alpha1.MachineHealthCheckNodeStartupTimeoutReason
+	return signal == nil || signal.condition.Reason != v1alpha1.MachineHealthCheckNodeStartupTimeoutReason
 }
 
 // deriver builds the operations of one LastOperation call.

@@ -93,12 +93,29 @@ func TestLastOperation(t *testing.T) {
 			want: op(healthCheck, processing, "Node is not Ready: Node m was deleted", 30),
 		},
 		{
-			name: "2 without history, a registered Node that is not Ready yet may be booting: Create Processing",
+			name: "2 without history, a registered Node NotReady (since long, or booting: the object cannot tell) was created: HealthCheck Processing",
 			m: machine(conds(
 				cond(infraReady, T, v1alpha1.MachineInfrastructureProvisionedReason, 2),
 				cond(nodeReady, F, v1alpha1.MachineNodeNotReadyReason, 3, "container runtime network not ready"),
 			), registered),
-			want: op(create, processing, "Waiting for the Node to become Ready: container runtime network not ready", 0),
+			want: op(healthCheck, processing, "Node is not Ready: container runtime network not ready", 3),
+		},
+		{
+			name: "2 without history, a registered Node whose kubelet stopped posting was created: HealthCheck Processing",
+			m: machine(conds(
+				cond(infraReady, T, v1alpha1.MachineInfrastructureProvisionedReason, 2),
+				cond(nodeReady, U, v1alpha1.MachineNodeReadyUnknownReason, 40, "Kubelet stopped posting node status."),
+				cond(hcSucceeded, T, v1alpha1.MachineHealthCheckSucceededReason, 40, "the check fails at 2026-01-01T00:45:00Z"),
+			), registered),
+			want: op(healthCheck, processing, "Node is not Ready: Kubelet stopped posting node status.; health check: the check fails at 2026-01-01T00:45:00Z", 40),
+		},
+		{
+			name: "2 without history, no Node registered yet: Create Processing",
+			m: machine(conds(
+				cond(infraReady, T, v1alpha1.MachineInfrastructureProvisionedReason, 2),
+				cond(nodeReady, U, v1alpha1.MachineNodeDoesNotExistReason, 2, "no Node has registered yet"),
+			)),
+			want: op(create, processing, "Waiting for the Node to become Ready: no Node has registered yet", 0),
 		},
 		{
 			name: "2 without history, NodeStartupTimeout is a failed creation even with a nodeRef",

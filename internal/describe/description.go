@@ -78,7 +78,7 @@ const (
 	// lastOperation a controller keeps in aggregate.LastOperationAnnotation as its history.
 	LastOperationFromAnnotation LastOperationSource = "Annotation"
 	// LastOperationFromConditions is derived from a Cluster API Machine's conditions alone (no
-	// readable annotation), so a Node NotReady after creation reads as a creation in progress.
+	// readable annotation): a registered Node counts as created (aggregate.LastOperation, rule 2).
 	LastOperationFromConditions LastOperationSource = "Conditions"
 )
 

@@ -23,8 +23,8 @@ import (
 const (
 	NoHistoryMarker   = "*"
 	NoHistoryFootnote = "* derived from the conditions alone: no machinestatus manager keeps this Machine's " +
-		"lastOperation history (annotation machinestatus.io/last-operation), so a Node NotReady after creation " +
-		"reads as a creation in progress; run the manager with --machine-apis=cluster.x-k8s.io (docs/clusterapi.md)"
+		"lastOperation history (annotation machinestatus.io/last-operation), so a registered Node counts as created: " +
+		"one still booting reads as a health check until it is Ready; run the manager with --machine-apis=cluster.x-k8s.io (docs/clusterapi.md)"
 )
 
 // Table returns the kubectl table of descriptions ds of Machines of one API (api), as `get`

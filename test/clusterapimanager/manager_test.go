@@ -103,6 +103,85 @@ func TestLifecycle(t *testing.T) {
 	}
 }
 
+// TestInstalledOnARunningFleet: Cluster API Machines that Cluster API has run for an hour, with
+// no annotation (no history), come into the manager's shard (as on a fleet the manager is
+// installed on). Its first reconcile derives the lastOperation from what each Machine shows
+// (docs/phase-and-lastoperation.md, "Without history"): a registered Node (nodeRef) means
+// creation finished, so a Node NotReady for an hour is a health check, never a creation.
+func TestInstalledOnARunningFleet(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	hourAgo := metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
+	notReady := func(s *clusterv1.MachineStatus) {
+		meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: clusterv1.MachineNodeReadyCondition,
+			Status: metav1.ConditionFalse, Reason: clusterv1.MachineNodeNotReadyReason,
+			Message: "* Node.Ready: kubelet stopped posting node status", LastTransitionTime: hourAgo})
+	}
+	healthCheck := func(status metav1.ConditionStatus, reason string) func(*clusterv1.MachineStatus) {
+		return func(s *clusterv1.MachineStatus) {
+			meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: clusterv1.MachineHealthCheckSucceededCondition,
+				Status: status, Reason: reason, LastTransitionTime: hourAgo})
+		}
+	}
+	statuses := map[string][]func(*clusterv1.MachineStatus){
+		"ready":     nil,
+		"not-ready": {notReady, healthCheck(metav1.ConditionTrue, clusterv1.MachineHealthCheckSucceededReason)},
+		"unhealthy": {notReady, healthCheck(metav1.ConditionFalse, clusterv1.MachineHealthCheckUnhealthyNodeReason)},
+	}
+	var machines []*clusterv1.Machine
+	for name, edits := range statuses {
+		m := newMachine(t, ns, name, false)
+		setStatus(t, m, func(s *clusterv1.MachineStatus) {
+			fleet.SetClusterAPIRunning(s, name, hourAgo)
+			for _, edit := range edits {
+				edit(s)
+			}
+		})
+		machines = append(machines, m)
+	}
+	// Into the shard: the manager sees each Machine for the first time, with its status.
+	for _, m := range machines {
+		patch := []byte(`{"metadata":{"labels":{"` + shardLabel + `":"` + shardValue + `"}}}`)
+		if err := env.k8s.Patch(ctx, m.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	type result struct {
+		Type  v1alpha1.MachineOperationType
+		State v1alpha1.MachineOperationState
+		Phase v1alpha1.MachinePhase
+	}
+	wantResults := map[string]result{
+		"ready":     {v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful, v1alpha1.MachinePhaseRunning},
+		"not-ready": {v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateProcessing, v1alpha1.MachinePhaseUnknown},
+		"unhealthy": {v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateFailed, v1alpha1.MachinePhaseFailed},
+	}
+	// The status does not change, so the first annotation the manager writes is its verdict.
+	got := map[string]result{}
+	err := poll(ctx, 2*time.Minute, func() (bool, error) {
+		for _, m := range machines {
+			cur := &clusterv1.Machine{}
+			if err := env.k8s.Get(ctx, client.ObjectKeyFromObject(m), cur); err != nil {
+				return false, err
+			}
+			op, err := aggregate.LastOperationFromAnnotations(cur.Annotations)
+			if err != nil || op == nil {
+				continue
+			}
+			phase, _ := aggregate.ClusterAPIMachineStatus(cur, op)
+			got[m.Name] = result{op.Type, op.State, phase}
+		}
+		return len(got) == len(machines), nil
+	})
+	if err != nil {
+		t.Errorf("not every Machine got the annotation: %v", err)
+	}
+	if diff := cmp.Diff(wantResults, got); diff != "" {
+		t.Errorf("(lastOperation type, state, phase) per Machine (-want +got):\n%s", diff)
+	}
+}
+
 // TestIdleStatusRewritesCauseNoWrite: Cluster API rewrites a Machine's status often; rewrites
 // that leave phase and lastOperation as they were send no write. The API server's own request
 // counter counts the Machine patches: twenty status rewrites, then one change of the Node's

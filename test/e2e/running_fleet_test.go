@@ -14,15 +14,29 @@ import (
 	"github.com/machinestatus/machinestatus/test/harness"
 )
 
-// TestInstalledOnARunningFleet: Machines whose Nodes have been running for an hour, created
-// before any manager ran (no status.lastOperation, no history), then the manager starts. Its
-// first reconcile derives lastOperation from what the objects show: a Ready Node was created.
+// TestInstalledOnARunningFleet: Machines whose Nodes registered an hour ago, created before any
+// manager ran (no status.lastOperation, no history), then the manager starts. Its first
+// reconcile derives lastOperation from what the objects show (docs/phase-and-lastoperation.md,
+// "Without history"): a registered Node means creation finished, so a Node NotReady for an hour
+// is a health check (Processing while its timer runs, Failed once it ran out), never a creation
+// (Create Processing, then Create Failed).
 func TestInstalledOnARunningFleet(t *testing.T) {
 	ctx := context.Background()
 	ns := newNamespace(t)
 	hourAgo := metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
-	nodes := map[string]corev1.ConditionStatus{"ready": corev1.ConditionTrue, "not-ready": corev1.ConditionFalse}
-	for name, ready := range nodes {
+	type node struct {
+		ready corev1.ConditionStatus
+		// timeoutSeconds, when set, is the Machine's timeout for a NotReady Node (else the
+		// default, DefaultUnhealthyTimeoutSeconds, which the test does not outlast).
+		timeoutSeconds int32
+	}
+	nodes := map[string]node{
+		"ready":       {ready: corev1.ConditionTrue},
+		"not-ready":   {ready: corev1.ConditionFalse},
+		"unreachable": {ready: corev1.ConditionUnknown},
+		"timed-out":   {ready: corev1.ConditionFalse, timeoutSeconds: 1},
+	}
+	for name, n := range nodes {
 		node := &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name},
 			Spec:       corev1.NodeSpec{ProviderID: fmt.Sprintf("fake://%s/%s", ns, name)},
@@ -31,8 +45,9 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = k8s.Delete(context.Background(), node) })
+		node.Status.NodeInfo.KubeletVersion = "v1.36.0"
 		node.Status.Conditions = []corev1.NodeCondition{{
-			Type: corev1.NodeReady, Status: ready, Reason: "KubeletReady", Message: "kubelet reports " + string(ready),
+			Type: corev1.NodeReady, Status: n.ready, Reason: "KubeletReady", Message: "kubelet reports " + string(n.ready),
 			LastHeartbeatTime: metav1.Now(), LastTransitionTime: hourAgo,
 		}}
 		if err := k8s.Status().Update(ctx, node); err != nil {
@@ -41,34 +56,39 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 		newMachine(t, ns, name, func(m *v1alpha1.Machine) {
 			m.Labels = map[string]string{"fleet": ns}
 			m.Spec.ProviderID = node.Spec.ProviderID
+			if n.timeoutSeconds > 0 {
+				m.Spec.HealthCheck = &v1alpha1.MachineHealthCheck{UnhealthyNodeConditions: []v1alpha1.UnhealthyNodeCondition{
+					{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: n.timeoutSeconds},
+				}}
+			}
 		})
 	}
 
 	startShard(t, "fleet="+ns, "running-fleet")
 
-	// The NotReady Machine is not checked yet: since health-check timers count on the
-	// controller's clock (docs/conditions.md, "Whose clock"), a manager's first reconcile cannot
-	// see that its Node has been NotReady for an hour, so without history the Machine reads as
-	// still being created (Create Processing, then Create Failed when the timer runs out) where
-	// HealthCheck Processing, then HealthCheck Failed, is right. Inferring that creation had
-	// finished from the Node itself (it registered and reports nodeInfo) is open work.
-	want := map[string][2]string{
-		"ready": {string(v1alpha1.MachineOperationCreate), string(v1alpha1.MachineOperationStateSuccessful)},
+	// (lastOperation type, state, phase) per Machine.
+	want := map[string][3]string{
+		"ready":       {string(v1alpha1.MachineOperationCreate), string(v1alpha1.MachineOperationStateSuccessful), string(v1alpha1.MachinePhaseRunning)},
+		"not-ready":   {string(v1alpha1.MachineOperationHealthCheck), string(v1alpha1.MachineOperationStateProcessing), string(v1alpha1.MachinePhaseUnknown)},
+		"unreachable": {string(v1alpha1.MachineOperationHealthCheck), string(v1alpha1.MachineOperationStateProcessing), string(v1alpha1.MachinePhaseUnknown)},
+		"timed-out":   {string(v1alpha1.MachineOperationHealthCheck), string(v1alpha1.MachineOperationStateFailed), string(v1alpha1.MachinePhaseFailed)},
 	}
-	got := map[string][2]string{}
-	harness.Wait(t, 2*time.Minute, "the manager to write every lastOperation", func(ctx context.Context) (bool, string) {
+	got := map[string][3]string{}
+	// Polled until equal: the timed-out Machine reads HealthCheck Processing until its timer
+	// runs out. A timeout is reported by the diff below.
+	_ = harness.Poll(ctx, 2*time.Minute, func(ctx context.Context) (bool, string) {
 		for name := range want {
 			m := &v1alpha1.Machine{}
 			if err := k8s.Get(ctx, keyOf(&v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}), m); err != nil {
 				return false, err.Error()
 			}
 			if op := m.Status.LastOperation; op != nil && m.Status.NodeRef != nil {
-				got[name] = [2]string{string(op.Type), string(op.State)}
+				got[name] = [3]string{string(op.Type), string(op.State), string(m.Status.Phase)}
 			}
 		}
-		return len(got) == len(want), fmt.Sprintf("got %v", got)
+		return cmp.Equal(want, got), fmt.Sprintf("got %v", got)
 	})
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("lastOperation (type, state) per Machine (-want +got):\n%s", diff)
+		t.Errorf("(lastOperation type, state, phase) per Machine (-want +got):\n%s", diff)
 	}
 }
