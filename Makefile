@@ -207,7 +207,9 @@ run: build ## Run the manager against the cluster in the current kubeconfig.
 .PHONY: run-embedded
 # ARGS are extra manager flags, e.g. ARGS=--zap-log-level=debug.
 run-embedded: runtime-tools build ## Run bin/manager against its own local kube-apiserver + etcd (hack/run-embedded; Ctrl-C stops both).
-	go run ./hack/run-embedded -manager $(MANAGER) -- $(ARGS)
+	@# Built, then run (not `go run`, which exits 1 when Ctrl-C reaches it).
+	go build -o $(BIN)/run-embedded ./hack/run-embedded
+	$(BIN)/run-embedded -manager $(MANAGER) -- $(ARGS)
 
 .PHONY: install
 install: $(KUBECTL) ## Install the CRDs into the cluster in the current kubeconfig.

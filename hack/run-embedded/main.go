@@ -35,6 +35,10 @@ import (
 // managerStopGrace is how long the manager may take to exit after SIGTERM before SIGKILL.
 const managerStopGrace = 15 * time.Second
 
+// signalGrace is how long after the manager's exit a Ctrl-C it shared with us may still arrive
+// here, so that stopping both is not reported as the manager failing.
+const signalGrace = time.Second
+
 func main() {
 	manager := flag.String("manager", filepath.Join("bin", "manager"), "The manager binary to run (built by `make build`).")
 	kubeconfig := flag.String("write-kubeconfig", filepath.Join(".machinestatus", "kubeconfig"), "Where to write the control plane's admin kubeconfig.")
@@ -95,6 +99,13 @@ func run(manager, kubeconfig, assets string, args []string) (err error) {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
+		// Ctrl-C reaches the manager (same process group) as it reaches us: it may exit before
+		// our signal handler has run. Its exit is a failure only if no signal follows at once.
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(signalGrace):
+		}
 		if err != nil {
 			return fmt.Errorf("the manager exited: %w", err)
 		}
