@@ -1,0 +1,61 @@
+package aggregate
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/machinestatus/machinestatus/conditions"
+)
+
+// fixedClock is a conditions clock for comparing SetOptions by value.
+type fixedClock struct{ at int64 }
+
+func (c fixedClock) Now() time.Time                  { return time.Unix(c.at, 0) }
+func (c fixedClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+// addZ is an option of a type this package does not know: it must be applied through
+// ApplyToSummary, on lists of its own.
+type addZ struct{}
+
+func (addZ) ApplyToSummary(o *SummaryOptions) {
+	o.ConditionTypes = append(o.ConditionTypes, "Z")
+	o.IgnoreTypesIfMissing = append(o.IgnoreTypesIfMissing, "Z")
+}
+
+// TestApplySummaryOptionsIsApplyOptions: the allocation-free applier NewSummaryCondition uses
+// gives what the documented SummaryOptions.ApplyOptions gives, for every mix of this package's
+// options, a foreign option and nil, and never writes into the slices the options were given.
+func TestApplySummaryOptionsIsApplyOptions(t *testing.T) {
+	backing := []string{"A", "B", "C", "spare"}
+	scope := backing[:3] // room to grow in place: a shared, uncapped list would be written into
+	more := []string{"D"}
+	negative := []string{"B"}
+	clock := conditions.WithClock{Clock: fixedClock{at: 100}}
+	cases := map[string][]SummaryOption{
+		"none":                   nil,
+		"one list":               {ForConditionTypes(scope...)},
+		"lists added together":   {ForConditionTypes(scope...), ForConditionTypes(more...), IgnoreTypesIfMissing("A"), IgnoreTypesIfMissing("D")},
+		"every kind":             {ForConditionTypes(scope...), NegativePolarityConditionTypes(negative...), IgnoreTypesIfMissing("C"), WithSetOptions(clock)},
+		"nil among them":         {nil, ForConditionTypes(scope...), nil},
+		"foreign first":          {addZ{}, ForConditionTypes(scope...), ForConditionTypes(more...)},
+		"foreign in the middle":  {ForConditionTypes(scope...), addZ{}, ForConditionTypes(more...), WithSetOptions(clock), WithSetOptions(clock)},
+		"foreign last, repeated": {ForConditionTypes(scope...), IgnoreTypesIfMissing("A"), addZ{}, addZ{}},
+	}
+	cmpSetOption := cmp.Comparer(func(a, b conditions.SetOption) bool { return a == b })
+	for name, opts := range cases {
+		var fast SummaryOptions
+		applySummaryOptions(&fast, opts)
+		want := (&SummaryOptions{}).ApplyOptions(opts)
+		if d := cmp.Diff(*want, fast, cmpSetOption); d != "" {
+			t.Errorf("%s: applySummaryOptions differs from ApplyOptions (-want +got):\n%s", name, d)
+		}
+		// Appending to the result must not write into the options' own slices.
+		_ = append(fast.ConditionTypes, "X")
+		_ = append(fast.IgnoreTypesIfMissing, "X")
+		if d := cmp.Diff([]string{"A", "B", "C", "spare"}, backing); d != "" {
+			t.Fatalf("%s: an option's slice was written (-want +got):\n%s", name, d)
+		}
+	}
+}
