@@ -70,7 +70,13 @@ func writeDescription(b *strings.Builder, d Description, now time.Time) {
 		phase = notWritten
 	}
 	if d.Machine.APIVersion != MachinestatusMachines.GroupVersion().String() {
-		phase += fmt.Sprintf(" (Cluster API says %s)", orNone(d.ClusterAPIPhase))
+		if d.ClusterAPIPhase == "" {
+			// A Machine Cluster API's controller has not reconciled yet (or an in-between state:
+			// it writes status.phase in a patch of its own).
+			phase += " (Cluster API reports no phase)"
+		} else {
+			phase += fmt.Sprintf(" (Cluster API says %s)", d.ClusterAPIPhase)
+		}
 	}
 	field("Phase", phase)
 

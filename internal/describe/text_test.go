@@ -76,3 +76,38 @@ Conditions:     <none>
 		t.Errorf("WriteText() (-want +got):\n%s", diff)
 	}
 }
+
+// TestWriteTextPhaseLine: the Phase line of a Cluster API Machine names Cluster API's phase, or
+// says it reports none (a Machine its controller has not reconciled yet), never "<none>".
+func TestWriteTextPhaseLine(t *testing.T) {
+	capi := ObjectReference{APIVersion: "cluster.x-k8s.io/v1beta2", Kind: "Machine", Namespace: "fleet", Name: "m"}
+	ours := ObjectReference{APIVersion: "machinestatus.io/v1alpha1", Kind: "Machine", Namespace: "fleet", Name: "m"}
+	for _, tc := range []struct {
+		name string
+		d    Description
+		want string
+	}{
+		{"Cluster API, its phase", Description{Machine: capi, Phase: v1alpha1.MachinePhaseFailed, ClusterAPIPhase: "Running"},
+			"Phase:          Failed (Cluster API says Running)"},
+		{"Cluster API, no phase yet", Description{Machine: capi, Phase: v1alpha1.MachinePhasePending},
+			"Phase:          Pending (Cluster API reports no phase)"},
+		{"machinestatus", Description{Machine: ours, Phase: v1alpha1.MachinePhaseRunning},
+			"Phase:          Running"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := WriteText(&b, []Description{tc.d}, t0.Time); err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			for _, line := range strings.Split(b.String(), "\n") {
+				if strings.HasPrefix(line, "Phase:") {
+					got = line
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Phase line (-want +got):\n%s\n%s", diff, b.String())
+			}
+		})
+	}
+}
