@@ -37,9 +37,7 @@ func ExampleNewSummaryCondition() {
 
 	// Output:
 	// False MultipleIssuesReported
-	// * Deleting: DrainingNode
-	// * NodeReady: kubelet stopped posting node status
-	// * NodeHealthy: not yet reported
+	// Deleting: DrainingNode; NodeReady: kubelet stopped posting node status; NodeHealthy: not yet reported
 	// cannot summarize conditions into "Ready": the target condition type cannot be in its own scope
 }
 

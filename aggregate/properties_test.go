@@ -687,8 +687,9 @@ func wantReady(m *v1alpha1.Machine) *metav1.Condition {
 // NewSummaryCondition: the scope in catalog order; an issue (False, or True for a negative
 // type) makes it False, else an unknown (Unknown, another status, or missing and not
 // ignored) makes it Unknown, else nothing present makes it Unknown/NoConditionsReported,
-// else True; the message lists issues, then unknowns, "* <type>: <message, reason or
-// status>", each line cut to 512 bytes, at most three, then "and N more".
+// else True; the message lists issues, then unknowns, "<type>: <message, reason or status>"
+// (the text on one line), each item cut to 512 bytes, at most three, then "and N more", all
+// separated by "; ".
 func wantSummary(list []metav1.Condition, target string, scope []readyScope) *metav1.Condition {
 	type item struct {
 		line    string
@@ -702,14 +703,14 @@ func wantSummary(list []metav1.Condition, target string, scope []readyScope) *me
 		i := slices.IndexFunc(list, func(c metav1.Condition) bool { return c.Type == s.conditionType })
 		if i < 0 {
 			if !s.ignoreIfMissing {
-				unknowns = append(unknowns, item{"* " + s.conditionType + ": not yet reported", true})
+				unknowns = append(unknowns, item{s.conditionType + ": not yet reported", true})
 			}
 			continue
 		}
 		c := list[i]
 		present++
 		text := firstNonEmpty(c.Message, c.Reason, string(c.Status))
-		it := item{line: conditions.TruncateTo("* "+s.conditionType+": "+strings.ReplaceAll(text, "\n", "\n  "), 512)}
+		it := item{line: conditions.TruncateTo(s.conditionType+": "+oneLine(text), 512)}
 		switch {
 		case c.Status == T && s.negative, c.Status == F && !s.negative:
 			issues = append(issues, it)
@@ -745,7 +746,33 @@ func wantSummary(list []metav1.Condition, target string, scope []readyScope) *me
 		}
 		lines = append(lines, it.line)
 	}
-	out.Message = strings.Join(lines, "\n")
+	out.Message = strings.Join(lines, "; ")
+	return out
+}
+
+// oneLine is a multi-line text as a summary quotes it, written here again: lines trimmed, a
+// leading "* " or "- " dropped, empty lines dropped, joined with ", " (a space after a line
+// ending with ":").
+func oneLine(text string) string {
+	if !strings.ContainsAny(text, "\r\n") {
+		return text
+	}
+	out := ""
+	for _, l := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		l = strings.TrimSpace(l)
+		l = strings.TrimSpace(strings.TrimPrefix(l, "* "))
+		l = strings.TrimSpace(strings.TrimPrefix(l, "- "))
+		switch {
+		case l == "":
+			continue
+		case out == "":
+		case strings.HasSuffix(out, ":"):
+			out += " "
+		default:
+			out += ", "
+		}
+		out += l
+	}
 	return out
 }
 

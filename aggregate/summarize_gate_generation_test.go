@@ -42,7 +42,7 @@ func TestSummarizeGateGenerations(t *testing.T) {
 			m: machine(with(healthy(), observed(cond(network, T, "NetworkAttached", 20), 2)),
 				generation(3), gates(gate(network, ""))),
 			want: readyAt(U, aggregate.UnknownReportedReason,
-				"* example.com/NetworkReady: True for generation 2, not yet observed for generation 3"),
+				"example.com/NetworkReady: True for generation 2, not yet observed for generation 3"),
 		},
 		{
 			name: "gate True for the current generation: True",
@@ -66,20 +66,20 @@ func TestSummarizeGateGenerations(t *testing.T) {
 			name: "gate False for an older generation: still an issue, its own message",
 			m: machine(with(healthy(), observed(cond(network, F, "NetworkDetached", 20, "NIC eth1 is down"), 2)),
 				generation(3), gates(gate(network, ""))),
-			want: readyAt(F, aggregate.IssueReportedReason, "* example.com/NetworkReady: NIC eth1 is down"),
+			want: readyAt(F, aggregate.IssueReportedReason, "example.com/NetworkReady: NIC eth1 is down"),
 		},
 		{
 			name: "gate Unknown for an older generation: Unknown, its own message",
 			m: machine(with(healthy(), observed(cond(network, U, "NetworkProbing", 20, "probing"), 2)),
 				generation(3), gates(gate(network, ""))),
-			want: readyAt(U, aggregate.UnknownReportedReason, "* example.com/NetworkReady: probing"),
+			want: readyAt(U, aggregate.UnknownReportedReason, "example.com/NetworkReady: probing"),
 		},
 		{
 			name: "negative gate False (fine) for an older generation: not True",
 			m: machine(with(healthy(), observed(cond(quota, F, "WithinQuota", 20), 1)),
 				generation(3), gates(gate(quota, v1alpha1.NegativeConditionPolarity))),
 			want: readyAt(U, aggregate.UnknownReportedReason,
-				"* example.com/QuotaExceeded: False for generation 1, not yet observed for generation 3"),
+				"example.com/QuotaExceeded: False for generation 1, not yet observed for generation 3"),
 		},
 		{
 			name: "two stale gates",
@@ -88,8 +88,8 @@ func TestSummarizeGateGenerations(t *testing.T) {
 				observed(cond(quota, F, "WithinQuota", 20), 2)),
 				generation(3), gates(gate(network, ""), gate(quota, v1alpha1.NegativeConditionPolarity))),
 			want: readyAt(U, aggregate.MultipleUnknownReportedReason,
-				"* example.com/NetworkReady: True for generation 2, not yet observed for generation 3\n"+
-					"* example.com/QuotaExceeded: False for generation 2, not yet observed for generation 3"),
+				"example.com/NetworkReady: True for generation 2, not yet observed for generation 3; "+
+					"example.com/QuotaExceeded: False for generation 2, not yet observed for generation 3"),
 		},
 		{
 			name: "a stale condition that is not a gate is not read",

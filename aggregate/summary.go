@@ -18,8 +18,8 @@ const (
 	// ends with "and N more".
 	maxSummaryItems = 3
 
-	// maxSummaryItemBytes bounds one line of a summary message ("* <Type>: <text>"). With
-	// maxSummaryItems lines and the "and N more" line, a message stays far below
+	// maxSummaryItemBytes bounds one item of a summary message ("<Type>: <text>"). With
+	// maxSummaryItems items and "and N more", a message stays far below
 	// conditions.MaxMessageBytes.
 	maxSummaryItemBytes = 512
 
@@ -63,9 +63,11 @@ func (e *SummaryConfigError) Error() string {
 //     may be ignored when missing;
 //   - True with reason NoIssuesReported and an empty message otherwise.
 //
-// The message lists the issues, then the unknowns, each group in catalog order, one line
-// "* <Type>: <message, or reason when the message is empty>" per condition, at most three
-// lines followed by "and N more". Each line is cut at a UTF-8 boundary to 512 bytes, so the
+// The message lists the issues, then the unknowns, each group in catalog order, one item
+// "<Type>: <message, or reason when the message is empty>" per condition, at most three items
+// followed by "and N more", all on one line separated by "; " (a multi-line message is put on
+// one line, its lines separated by ", ": see conditions.OneLine), so that it reads cleanly in
+// kubectl describe and -o yaml. Each item is cut at a UTF-8 boundary to 512 bytes, so the
 // message is always well under the API server's 32768-byte limit, and the same input always
 // gives the same message.
 //
@@ -238,89 +240,52 @@ func (i summaryItem) lineText() string {
 	return i.text
 }
 
-// line is the item's line: "* <Type>: <text>", continuation lines (e.g. of a nested summary)
-// indented so that every item starts with "* ", cut to maxSummaryItemBytes.
+// itemSeparator separates the items of a summary message; a multi-line text quoted in one
+// item (e.g. a Cluster API v1beta2 summary) is put on one line with ", " (conditions.OneLine),
+// so that the message stays on one line.
+const itemSeparator = "; "
+
+// line is the item's text in a summary message: "<Type>: <text>", the text on one line (see
+// conditions.OneLine), cut to maxSummaryItemBytes.
 func (i summaryItem) line() string {
-	text := strings.ReplaceAll(i.lineText(), "\n", "\n  ")
-	return conditions.TruncateTo("* "+i.conditionType+": "+text, maxSummaryItemBytes)
+	return conditions.TruncateTo(i.conditionType+": "+conditions.OneLine(i.lineText()), maxSummaryItemBytes)
 }
 
-// writeLine writes i.line() to b without building the line as a string of its own: short lines
-// piece by piece, long ones cut in an array on the stack as conditions.TruncateTo cuts them.
+// writeLine writes i.line() to b, without building the line as a string of its own when it
+// fits.
 func (i summaryItem) writeLine(b *strings.Builder) {
-	text := i.lineText()
-	newlines := strings.Count(text, "\n")
-	if i.lineLen(text, newlines) <= maxSummaryItemBytes {
-		b.WriteString("* ")
-		b.WriteString(i.conditionType)
-		b.WriteString(": ")
-		for ; newlines > 0; newlines-- {
-			j := strings.IndexByte(text, '\n')
-			b.WriteString(text[:j+1])
-			b.WriteString("  ")
-			text = text[j+1:]
-		}
-		b.WriteString(text)
+	text := conditions.OneLine(i.lineText())
+	if len(i.conditionType)+len(": ")+len(text) > maxSummaryItemBytes || !utf8.ValidString(text) {
+		b.WriteString(i.line())
 		return
 	}
-	// The line is longer than maxSummaryItemBytes: its first maxSummaryItemBytes+1 bytes are
-	// enough to find the cut.
-	var buf [maxSummaryItemBytes + 1]byte
-	line := appendUpTo(buf[:0], "* ")
-	line = appendUpTo(line, i.conditionType)
-	line = appendUpTo(line, ": ")
-	for len(line) < len(buf) {
-		j := strings.IndexByte(text, '\n')
-		if j < 0 {
-			line = appendUpTo(line, text)
-			break
-		}
-		line = appendUpTo(line, text[:j+1])
-		line = appendUpTo(line, "  ")
-		text = text[j+1:]
-	}
-	cut := max(maxSummaryItemBytes-len(conditions.TruncationMarker), 0)
-	for cut > 0 && !utf8.RuneStart(line[cut]) {
-		cut--
-	}
-	b.Write(line[:cut])
-	b.WriteString(conditions.TruncationMarker)
+	b.WriteString(i.conditionType)
+	b.WriteString(": ")
+	b.WriteString(text)
 }
 
-// lineLen is the length of the item's line before any cut, given its text and the number of
-// newlines in it.
-func (i summaryItem) lineLen(text string, newlines int) int {
-	return len("* ") + len(i.conditionType) + len(": ") + len(text) + newlines*len("  ")
-}
-
-// appendUpTo appends as much of s to line as its capacity allows.
-func appendUpTo(line []byte, s string) []byte {
-	return append(line, s[:min(len(s), cap(line)-len(line))]...)
-}
-
-// summaryMessage lists the first maxSummaryItems issues, then unknowns, one line each, then
-// "and N more" for the others.
+// summaryMessage lists the first maxSummaryItems issues, then unknowns, on one line separated
+// by "; ", then "and N more" for the others.
 func summaryMessage(issues, unknowns *summaryItems) string {
 	var lines [maxSummaryItems]summaryItem
 	shown := copy(lines[:], issues.first[:min(issues.n, maxSummaryItems)])
 	shown += copy(lines[shown:], unknowns.first[:min(unknowns.n, maxSummaryItems)])
 	size := 0
 	for _, item := range lines[:shown] {
-		text := item.lineText()
-		size += min(item.lineLen(text, strings.Count(text, "\n")), maxSummaryItemBytes) + len("\n")
+		size += min(len(item.conditionType)+len(": ")+len(item.lineText()), maxSummaryItemBytes) + len(itemSeparator)
 	}
 	more := issues.n + unknowns.n - shown
 	var b strings.Builder
 	b.Grow(size + len("and  more") + 20)
 	for i, item := range lines[:shown] {
 		if i > 0 {
-			b.WriteByte('\n')
+			b.WriteString(itemSeparator)
 		}
 		item.writeLine(&b)
 	}
 	if more > 0 {
 		var n [20]byte
-		b.WriteString("\nand ")
+		b.WriteString(itemSeparator + "and ")
 		b.Write(strconv.AppendInt(n[:0], int64(more), 10))
 		b.WriteString(" more")
 	}

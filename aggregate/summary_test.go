@@ -46,62 +46,62 @@ func TestNewSummaryCondition(t *testing.T) {
 			name:  "one False: IssueReported with its message",
 			conds: conds(cond("A", T, "Fine", 0), cond("B", F, "Broken", 0, "b is broken"), cond("C", T, "Fine", 0)),
 			opts:  []aggregate.SummaryOption{scope},
-			want:  summary(F, aggregate.IssueReportedReason, "* B: b is broken"),
+			want:  summary(F, aggregate.IssueReportedReason, "B: b is broken"),
 		},
 		{
 			name:  "False beats Unknown: one issue, then the unknown listed after it",
 			conds: conds(cond("C", F, "Broken", 0), cond("A", U, "Unsure", 0, "a is unsure"), cond("B", T, "Fine", 0)),
 			opts:  []aggregate.SummaryOption{scope},
-			want:  summary(F, aggregate.IssueReportedReason, "* C: Broken\n* A: a is unsure"),
+			want:  summary(F, aggregate.IssueReportedReason, "C: Broken; A: a is unsure"),
 		},
 		{
 			name:  "several False: MultipleIssuesReported in catalog order",
 			conds: conds(cond("C", F, "Broken", 0, "c"), cond("B", T, "Fine", 0), cond("A", F, "Broken", 0, "a")),
 			opts:  []aggregate.SummaryOption{scope},
-			want:  summary(F, aggregate.MultipleIssuesReportedReason, "* A: a\n* C: c"),
+			want:  summary(F, aggregate.MultipleIssuesReportedReason, "A: a; C: c"),
 		},
 		{
 			name:  "catalog order puts Ready first",
 			conds: conds(cond("Alpha", F, "Broken", 0), cond("Ready", F, "Broken", 0)),
 			opts:  []aggregate.SummaryOption{aggregate.ForConditionTypes("Alpha", "Ready")},
 			want: &metav1.Condition{Type: "Available", Status: F, Reason: aggregate.MultipleIssuesReportedReason,
-				Message: "* Ready: Broken\n* Alpha: Broken"},
+				Message: "Ready: Broken; Alpha: Broken"},
 		},
 		{
 			name:  "one Unknown: UnknownReported",
 			conds: conds(cond("A", T, "Fine", 0), cond("B", U, "Unsure", 0), cond("C", T, "Fine", 0)),
 			opts:  []aggregate.SummaryOption{scope},
-			want:  summary(U, aggregate.UnknownReportedReason, "* B: Unsure"),
+			want:  summary(U, aggregate.UnknownReportedReason, "B: Unsure"),
 		},
 		{
 			name:  "one missing: NotYetReported, never True",
 			conds: conds(cond("A", T, "Fine", 0), cond("C", T, "Fine", 0)),
 			opts:  []aggregate.SummaryOption{scope},
-			want:  summary(U, aggregate.NotYetReportedReason, "* B: not yet reported"),
+			want:  summary(U, aggregate.NotYetReportedReason, "B: not yet reported"),
 		},
 		{
 			name:  "missing and Unknown: MultipleUnknownReported",
 			conds: conds(cond("A", T, "Fine", 0), cond("C", U, "Unsure", 0)),
 			opts:  []aggregate.SummaryOption{scope},
-			want:  summary(U, aggregate.MultipleUnknownReportedReason, "* B: not yet reported\n* C: Unsure"),
+			want:  summary(U, aggregate.MultipleUnknownReportedReason, "B: not yet reported; C: Unsure"),
 		},
 		{
 			name: "nothing reported: one line per missing condition",
 			opts: []aggregate.SummaryOption{scope},
-			want: summary(U, aggregate.MultipleUnknownReportedReason, "* A: not yet reported\n* B: not yet reported\n* C: not yet reported"),
+			want: summary(U, aggregate.MultipleUnknownReportedReason, "A: not yet reported; B: not yet reported; C: not yet reported"),
 		},
 		{
 			name:  "an invalid status counts as Unknown",
 			conds: conds(cond("A", T, "Fine", 0), cond("B", "", "Odd", 0), cond("C", T, "Fine", 0)),
 			opts:  []aggregate.SummaryOption{scope},
-			want:  summary(U, aggregate.UnknownReportedReason, "* B: Odd"),
+			want:  summary(U, aggregate.UnknownReportedReason, "B: Odd"),
 		},
 		{
 			name:  "negative polarity: True is an issue",
 			conds: conds(cond("A", T, "Fine", 0), cond(deleting, T, v1alpha1.MachineDeletingDrainingNodeReason, 0)),
 			opts: []aggregate.SummaryOption{aggregate.ForConditionTypes("A", deleting),
 				aggregate.NegativePolarityConditionTypes(deleting)},
-			want: summary(F, aggregate.IssueReportedReason, "* Deleting: DrainingNode"),
+			want: summary(F, aggregate.IssueReportedReason, "Deleting: DrainingNode"),
 		},
 		{
 			name:  "negative polarity: False is fine",
@@ -115,7 +115,7 @@ func TestNewSummaryCondition(t *testing.T) {
 			conds: conds(cond("A", T, "Fine", 0), cond(deleting, U, "Unsure", 0)),
 			opts: []aggregate.SummaryOption{aggregate.ForConditionTypes("A", deleting),
 				aggregate.NegativePolarityConditionTypes(deleting)},
-			want: summary(U, aggregate.UnknownReportedReason, "* Deleting: Unsure"),
+			want: summary(U, aggregate.UnknownReportedReason, "Deleting: Unsure"),
 		},
 		{
 			name:  "negative polarity of a type not in scope is ignored",
@@ -136,7 +136,7 @@ func TestNewSummaryCondition(t *testing.T) {
 			conds: conds(cond("A", T, "Fine", 0), cond(deleting, T, v1alpha1.MachineDeletingDrainingNodeReason, 0, "draining")),
 			opts: []aggregate.SummaryOption{aggregate.ForConditionTypes("A", deleting),
 				aggregate.NegativePolarityConditionTypes(deleting), aggregate.IgnoreTypesIfMissing(deleting)},
-			want: summary(F, aggregate.IssueReportedReason, "* Deleting: draining"),
+			want: summary(F, aggregate.IssueReportedReason, "Deleting: draining"),
 		},
 		{
 			name: "all ignored and none present: Unknown NoConditionsReported",
@@ -156,25 +156,25 @@ func TestNewSummaryCondition(t *testing.T) {
 				cond("B", F, "Broken", 0), cond("A", T, "Fine", 0),
 			),
 			opts: []aggregate.SummaryOption{aggregate.ForConditionTypes("A", "B", "C", "D", "E", "F")},
-			want: summary(F, aggregate.MultipleIssuesReportedReason, "* B: Broken\n* D: Broken\n* C: Unsure\nand 2 more"),
+			want: summary(F, aggregate.MultipleIssuesReportedReason, "B: Broken; D: Broken; C: Unsure; and 2 more"),
 		},
 		{
 			name:  "empty message and reason: the status is shown",
 			conds: conds(cond("A", F, "", 0)),
 			opts:  []aggregate.SummaryOption{aggregate.ForConditionTypes("A")},
-			want:  summary(F, aggregate.IssueReportedReason, "* A: False"),
+			want:  summary(F, aggregate.IssueReportedReason, "A: False"),
 		},
 		{
-			name:  "a multi-line message is indented under its item",
-			conds: conds(cond("A", F, "Broken", 0, "* X: x\n* Y: y"), cond("B", F, "Broken", 0)),
+			name:  "a multi-line message (a Cluster API v1beta2 summary) is put on one line in its item",
+			conds: conds(cond("A", F, "Broken", 0, "* X: x\n* Y: y\n  * Z: z\n"), cond("B", F, "Broken", 0)),
 			opts:  []aggregate.SummaryOption{aggregate.ForConditionTypes("A", "B")},
-			want:  summary(F, aggregate.MultipleIssuesReportedReason, "* A: * X: x\n  * Y: y\n* B: Broken"),
+			want:  summary(F, aggregate.MultipleIssuesReportedReason, "A: X: x, Y: y, Z: z; B: Broken"),
 		},
 		{
 			name:  "options accumulate and duplicates collapse",
 			conds: conds(cond("A", F, "Broken", 0)),
 			opts:  []aggregate.SummaryOption{aggregate.ForConditionTypes("A", "A"), aggregate.ForConditionTypes("A", "B"), nil},
-			want:  summary(F, aggregate.IssueReportedReason, "* A: Broken\n* B: not yet reported"),
+			want:  summary(F, aggregate.IssueReportedReason, "A: Broken; B: not yet reported"),
 		},
 	}
 	for _, tt := range tests {
@@ -248,7 +248,7 @@ func TestNewSummaryConditionMessageIsBounded(t *testing.T) {
 	if !utf8.ValidString(got.Message) {
 		t.Errorf("message is not valid UTF-8")
 	}
-	if !strings.HasSuffix(got.Message, "\nand 47 more") {
+	if !strings.HasSuffix(got.Message, "; and 47 more") {
 		t.Errorf("message does not end with %q: ...%q", "and 47 more", got.Message[len(got.Message)-40:])
 	}
 	if err := conditions.Validate(*got); err != nil {
@@ -322,16 +322,16 @@ func TestSetSummaryCondition(t *testing.T) {
 	}{
 		{
 			name: "first write takes the clock", minutes: 1, wantChanged: true,
-			want: metav1.Condition{Type: "Ready", Status: F, Reason: aggregate.IssueReportedReason, Message: "* A: a is broken", LastTransitionTime: at(1)},
+			want: metav1.Condition{Type: "Ready", Status: F, Reason: aggregate.IssueReportedReason, Message: "A: a is broken", LastTransitionTime: at(1)},
 		},
 		{
 			name: "same input later changes nothing", minutes: 2, wantChanged: false,
-			want: metav1.Condition{Type: "Ready", Status: F, Reason: aggregate.IssueReportedReason, Message: "* A: a is broken", LastTransitionTime: at(1)},
+			want: metav1.Condition{Type: "Ready", Status: F, Reason: aggregate.IssueReportedReason, Message: "A: a is broken", LastTransitionTime: at(1)},
 		},
 		{
 			name: "message change keeps the transition time", minutes: 3, wantChanged: true,
 			edit: func() { meta.FindStatusCondition(obj.conditions, "A").Message = "a is still broken" },
-			want: metav1.Condition{Type: "Ready", Status: F, Reason: aggregate.IssueReportedReason, Message: "* A: a is still broken", LastTransitionTime: at(1)},
+			want: metav1.Condition{Type: "Ready", Status: F, Reason: aggregate.IssueReportedReason, Message: "A: a is still broken", LastTransitionTime: at(1)},
 		},
 		{
 			name: "status change moves the transition time", minutes: 4, wantChanged: true,

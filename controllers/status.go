@@ -308,5 +308,8 @@ func notReadyMessage(r refState, what string) string {
 	return msg
 }
 
-// bound cuts a message taken from another object to maxForeignMessage bytes.
-func bound(s string) string { return conditions.TruncateTo(s, maxForeignMessage) }
+// bound puts a message taken from another object on one line (a Cluster API v1beta2 summary
+// has one line per item; see conditions.OneLine) and cuts it to maxForeignMessage bytes.
+func bound(s string) string {
+	return conditions.TruncateTo(conditions.OneLine(s), maxForeignMessage)
+}

@@ -1,0 +1,63 @@
+package controllers_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+)
+
+// TestKubectlDescribeReadsCleanly runs the real kubectl describe on a Machine whose Ready
+// summary lists several conditions and whose infrastructure quotes a Cluster API v1beta2
+// multi-line summary. kubectl's describer prints a string value as it is, so every line of a
+// multi-line message after the first would start at column 0 and read as the next field:
+// every message we write is on one line, so below "Status:" only indented lines appear until
+// "Events:".
+func TestKubectlDescribeReadsCleanly(t *testing.T) {
+	ns := newNamespace(t)
+	create(t, newMachine(ns, "d1"))
+	createInfra(t, ns, "d1", map[string]any{}, map[string]any{
+		"initialization": map[string]any{"provisioned": false},
+		"conditions": []any{map[string]any{
+			"type": "Ready", "status": "False", "reason": "NotReady",
+			"message":            "* VMProvisioned: waiting for the instance\n* NetworkReady:\n  * Subnet: subnet-1 is full",
+			"lastTransitionTime": time.Now().UTC().Format(time.RFC3339),
+		}},
+	})
+	m := waitPhase(t, ns, "d1", v1alpha1.MachinePhaseProvisioning)
+	t.Logf("status: %s", describe(m))
+
+	var out string
+	const provider = `is not provisioned: VMProvisioned: waiting for the instance, NetworkReady: Subnet: subnet-1 is full`
+	patterns := []string{
+		// Ready: several items on one line, in catalog order, separated by "; ".
+		`^\s+Message:\s+InfrastructureReady: .*` + provider + `; NodeHealthy: .+; NodeReady: .+$`,
+		// InfrastructureReady: the provider's multi-line summary, on one line.
+		`^\s+Message:\s+\S+ .*` + provider + `$`,
+	}
+	waitFor(t, waitTimeout, "kubectl describe", func() string {
+		var err error
+		if out, err = kubectl(t, "-n", ns, "describe", "machine", "d1"); err != nil {
+			return err.Error() + ": " + out
+		}
+		if missing := missingLines(out, patterns...); missing != nil {
+			return "no line matches " + strings.Join(missing, ", ")
+		}
+		return ""
+	})
+	t.Logf("kubectl describe machine d1:\n%s", out)
+
+	status := false
+	for i, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "Status:"):
+			status = true
+		case strings.HasPrefix(l, "Events:"):
+			status = false
+		case status && l != "" && !regexp.MustCompile(`^\s`).MatchString(l):
+			t.Errorf("line %d of kubectl describe starts at column 0 inside Status (a message bled out of its field): %q", i+1, l)
+		}
+	}
+}
