@@ -251,17 +251,45 @@ func (i summaryItem) line() string {
 	return conditions.TruncateTo(i.conditionType+": "+conditions.OneLine(i.lineText()), maxSummaryItemBytes)
 }
 
-// writeLine writes i.line() to b, without building the line as a string of its own when it
-// fits.
+// writeLine writes i.line() to b without building the line as a string of its own: the pieces
+// of the one-line text go straight to b when they fit, else to an array on the stack that is
+// cut as conditions.TruncateTo cuts.
 func (i summaryItem) writeLine(b *strings.Builder) {
-	text := conditions.OneLine(i.lineText())
-	if len(i.conditionType)+len(": ")+len(text) > maxSummaryItemBytes || !utf8.ValidString(text) {
+	text := i.lineText()
+	if len(i.conditionType)+len(": ")+conditions.OneLineMaxLen(text) <= maxSummaryItemBytes && utf8.ValidString(text) {
+		b.WriteString(i.conditionType)
+		b.WriteString(": ")
+		conditions.OneLinePieces(text, func(piece string) bool {
+			b.WriteString(piece)
+			return true
+		})
+		return
+	}
+	// The line may be longer than maxSummaryItemBytes: its first maxSummaryItemBytes+1 bytes
+	// are enough to find the cut.
+	var buf [maxSummaryItemBytes + 1]byte
+	line := appendUpTo(buf[:0], i.conditionType)
+	line = appendUpTo(line, ": ")
+	conditions.OneLinePieces(text, func(piece string) bool {
+		line = appendUpTo(line, piece)
+		return len(line) < cap(line)
+	})
+	if len(line) <= maxSummaryItemBytes || !utf8.ValidString(text) {
+		// Short after all, or invalid UTF-8 that TruncateTo must replace first.
 		b.WriteString(i.line())
 		return
 	}
-	b.WriteString(i.conditionType)
-	b.WriteString(": ")
-	b.WriteString(text)
+	cut := max(maxSummaryItemBytes-len(conditions.TruncationMarker), 0)
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	b.Write(line[:cut])
+	b.WriteString(conditions.TruncationMarker)
+}
+
+// appendUpTo appends as much of s to line as its capacity allows.
+func appendUpTo(line []byte, s string) []byte {
+	return append(line, s[:min(len(s), cap(line)-len(line))]...)
 }
 
 // summaryMessage lists the first maxSummaryItems issues, then unknowns, on one line separated
@@ -272,7 +300,7 @@ func summaryMessage(issues, unknowns *summaryItems) string {
 	shown += copy(lines[shown:], unknowns.first[:min(unknowns.n, maxSummaryItems)])
 	size := 0
 	for _, item := range lines[:shown] {
-		size += min(len(item.conditionType)+len(": ")+len(item.lineText()), maxSummaryItemBytes) + len(itemSeparator)
+		size += min(len(item.conditionType)+len(": ")+conditions.OneLineMaxLen(item.lineText()), maxSummaryItemBytes) + len(itemSeparator)
 	}
 	more := issues.n + unknowns.n - shown
 	var b strings.Builder

@@ -15,8 +15,29 @@ func OneLine(msg string) string {
 		return msg
 	}
 	var b strings.Builder
-	b.Grow(len(msg))
-	heading := false
+	b.Grow(OneLineMaxLen(msg))
+	OneLinePieces(msg, func(piece string) bool {
+		b.WriteString(piece)
+		return true
+	})
+	return b.String()
+}
+
+// OneLineMaxLen is an upper bound of len(OneLine(msg)): a line break ("\n" or "\r") becomes at
+// most ", ".
+func OneLineMaxLen(msg string) int {
+	return len(msg) + strings.Count(msg, "\n") + strings.Count(msg, "\r")
+}
+
+// OneLinePieces calls yield with the pieces that, concatenated, are OneLine(msg): the kept
+// lines and the separators between them, in order, without allocating. It stops when yield
+// returns false.
+func OneLinePieces(msg string, yield func(piece string) bool) {
+	if !strings.ContainsAny(msg, "\n\r") {
+		yield(msg)
+		return
+	}
+	first, heading := true, false
 	for line := range strings.FieldsFuncSeq(msg, func(r rune) bool { return r == '\n' || r == '\r' }) {
 		line = strings.TrimSpace(line)
 		line = strings.TrimSpace(strings.TrimPrefix(line, "* "))
@@ -24,15 +45,16 @@ func OneLine(msg string) string {
 		if line == "" {
 			continue
 		}
+		sep := ", "
 		switch {
-		case b.Len() == 0:
+		case first:
+			sep = ""
 		case heading:
-			b.WriteByte(' ')
-		default:
-			b.WriteString(", ")
+			sep = " "
 		}
-		b.WriteString(line)
-		heading = strings.HasSuffix(line, ":")
+		if (sep != "" && !yield(sep)) || !yield(line) {
+			return
+		}
+		first, heading = false, strings.HasSuffix(line, ":")
 	}
-	return b.String()
 }

@@ -27,3 +27,22 @@ func TestOneLine(t *testing.T) {
 		})
 	}
 }
+
+// TestOneLinePieces: the pieces concatenate to OneLine, and a caller may stop early.
+func TestOneLinePieces(t *testing.T) {
+	for _, msg := range []string{"", "one", "* a\n* b:\n  * c\n", "\r\n- x\r\n", "a\rb\rc"} {
+		var got string
+		conditions.OneLinePieces(msg, func(p string) bool { got += p; return true })
+		if want := conditions.OneLine(msg); got != want {
+			t.Errorf("pieces of %q = %q, want %q", msg, got, want)
+		}
+		if n := len(conditions.OneLine(msg)); n > conditions.OneLineMaxLen(msg) {
+			t.Errorf("len(OneLine(%q)) = %d > OneLineMaxLen %d", msg, n, conditions.OneLineMaxLen(msg))
+		}
+	}
+	calls := 0
+	conditions.OneLinePieces("a\nb\nc", func(string) bool { calls++; return false })
+	if calls != 1 {
+		t.Errorf("yield called %d times after returning false, want 1", calls)
+	}
+}
