@@ -1,12 +1,14 @@
 package controllers_test
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // TestKubectlDescribeReadsCleanly runs the real kubectl describe on a Machine whose Ready
@@ -30,22 +32,22 @@ func TestKubectlDescribeReadsCleanly(t *testing.T) {
 	t.Logf("status: %s", describe(m))
 
 	var out string
-	const provider = `is not provisioned: VMProvisioned: waiting for the instance, NetworkReady: Subnet: subnet-1 is full`
+	const provider = `is not provisioned yet: VMProvisioned: waiting for the instance, NetworkReady: Subnet: subnet-1 is full`
 	patterns := []string{
 		// Ready: several items on one line, in catalog order, separated by "; ".
 		`^\s+Message:\s+InfrastructureReady: .*` + provider + `; NodeHealthy: .+; NodeReady: .+$`,
 		// InfrastructureReady: the provider's multi-line summary, on one line.
 		`^\s+Message:\s+\S+ .*` + provider + `$`,
 	}
-	waitFor(t, waitTimeout, "kubectl describe", func() string {
+	harness.Wait(t, waitTimeout, "kubectl describe", func(context.Context) (bool, string) {
 		var err error
 		if out, err = kubectl(t, "-n", ns, "describe", "machine", "d1"); err != nil {
-			return err.Error() + ": " + out
+			return false, err.Error() + ": " + out
 		}
 		if missing := missingLines(out, patterns...); missing != nil {
-			return "no line matches " + strings.Join(missing, ", ")
+			return false, "no line matches " + strings.Join(missing, ", ") + " in:\n" + out
 		}
-		return ""
+		return true, ""
 	})
 	t.Logf("kubectl describe machine d1:\n%s", out)
 
