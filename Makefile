@@ -162,20 +162,22 @@ MUTATION_GOFLAGS := -count=1 -vet=off
 # other file (the reconcilers' machinery: client, cache, events, metrics) is the envtest suite's
 # and is excluded, a new file too until it is listed here.
 MUTATION_PURE_controllers := capacity.go compute.go contract.go healthcheck.go identity.go status.go version.go
+# MUTATION_FILES, when set, mutates only those files of each package (e.g. MUTATION_PACKAGES=aggregate
+# MUTATION_FILES="phase.go summarize.go"): a partial run, or one package split between runs.
+MUTATION_FILES ?=
 mutation_space := $(subst ,, )
-MUTATION_EXCLUDE_controllers := ^($(subst $(mutation_space),|,$(strip $(subst .go,,$(filter-out %_test.go $(MUTATION_PURE_controllers),$(notdir $(wildcard controllers/*.go)))))))\.go$$
+mutation_sources = $(filter-out %_test.go,$(notdir $(wildcard $(1)/*.go)))
+mutation_include = $(or $(MUTATION_FILES),$(MUTATION_PURE_$(1)),$(call mutation_sources,$(1)))
+mutation_exclude = ^($(subst $(mutation_space),|,$(strip $(subst .go,,$(filter-out $(call mutation_include,$(1)),$(call mutation_sources,$(1)))))))\.go$$
 
 .PHONY: mutation
 mutation: $(GREMLINS) $(MUTATION_GO) ## Mutation-test conditions, aggregate and controllers' pure rules; print the table (minutes per package).
 	@real_go="$$(command -v go)"; \
-	for pkg in $(MUTATION_PACKAGES); do \
-		exclude=""; [ "$$pkg" != controllers ] || exclude='$(MUTATION_EXCLUDE_controllers)'; \
-		echo "gremlins unleash ./$$pkg"; \
+	$(foreach pkg,$(MUTATION_PACKAGES),echo "gremlins unleash ./$(pkg) ($(call mutation_include,$(pkg)))"; \
 		PATH="$(BIN)/mutation:$$PATH" MUTATION_GO="$$real_go" GOFLAGS="$$GOFLAGS $(MUTATION_GOFLAGS)" \
 			$(GREMLINS) unleash --workers $(MUTATION_WORKERS) --timeout-coefficient $(MUTATION_TIMEOUT_COEFFICIENT) \
-			--tags nocontrolplane $${exclude:+--exclude-files "$$exclude"} \
-			--output $(BIN)/mutation/$$pkg.json ./$$pkg || exit 1; \
-	done
+			--tags nocontrolplane --exclude-files '$(call mutation_exclude,$(pkg))' \
+			--output $(BIN)/mutation/$(pkg).json ./$(pkg) || exit 1;) true
 	@$(BIN)/mutation/mutationtable $(patsubst %,$(BIN)/mutation/%.json,$(MUTATION_PACKAGES))
 
 ##@ Run
