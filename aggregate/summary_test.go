@@ -274,6 +274,11 @@ func TestSummaryMisconfiguration(t *testing.T) {
 		{name: "empty target", target: "", opts: []aggregate.SummaryOption{aggregate.ForConditionTypes("A")}},
 		{name: "invalid target", target: "not a type!", opts: []aggregate.SummaryOption{aggregate.ForConditionTypes("A")}},
 		{name: "invalid type in scope", target: "Ready", opts: []aggregate.SummaryOption{aggregate.ForConditionTypes("A", "")}},
+		// The error names the first target or invalid type in catalog order, not a valid one before it.
+		{name: "valid type before an invalid one", target: "Ready", opts: []aggregate.SummaryOption{aggregate.ForConditionTypes("Z", "A", "Not Ready")},
+			want: `cannot summarize conditions into "Ready": invalid condition type "Not Ready" in scope: Invalid value: "Not Ready": ` +
+				`name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character ` +
+				`(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
