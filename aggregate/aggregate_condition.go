@@ -90,11 +90,11 @@ func NewAggregateCondition[T conditions.Getter](from []T, conditionType string, 
 	configError := func(format string, args ...any) error {
 		return &AggregateConfigError{ConditionType: conditionType, Target: target, Problem: fmt.Sprintf(format, args...)}
 	}
-	if problems := conditionTypeProblems(conditionType); len(problems) > 0 {
-		return nil, configError("invalid condition type: %s", strings.Join(problems, "; "))
+	if problems := typeProblems(conditionType); problems != "" {
+		return nil, configError("invalid condition type: %s", problems)
 	}
-	if problems := conditionTypeProblems(target); len(problems) > 0 {
-		return nil, configError("invalid target condition type: %s", strings.Join(problems, "; "))
+	if problems := typeProblems(target); problems != "" {
+		return nil, configError("invalid target condition type: %s", problems)
 	}
 	negative := slices.Contains(o.NegativePolarityConditionTypes, conditionType)
 	bad, good := metav1.ConditionFalse, metav1.ConditionTrue

@@ -123,11 +123,11 @@ func readyOptions(m *v1alpha1.Machine, setOpts []conditions.SetOption, scope, ne
 	return o
 }
 
-// isValidType reports whether t can be a condition type: the same rules as the summary's scope
-// (conditions.Validate), so a gate the summary would refuse is skipped rather than making
+// isValidType reports whether t can be a condition type: the same rule as the summary's scope
+// (conditions.ValidateType), so a gate the summary would refuse is skipped rather than making
 // Summarize leave Ready unwritten.
 func isValidType(t string) bool {
-	return conditionTypeProblems(t) == nil
+	return conditions.ValidateType(t) == nil
 }
 
 // ignoreDeletingIfMissing is the IgnoreTypesIfMissing of a Machine without a deletionTimestamp.

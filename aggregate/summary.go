@@ -48,7 +48,7 @@ func (e *SummaryConfigError) Error() string {
 // NewSummaryCondition computes a condition of type target that summarizes the conditions of
 // from whose types are in scope (see ForConditionTypes). It does not modify from.
 //
-// Each condition type in scope is classified, in catalog order (conditions.Compare):
+// Each condition type in scope (a repeated type counts once) is classified:
 //   - missing: skipped when listed in IgnoreTypesIfMissing, else Unknown ("not yet reported");
 //   - False, or True for a negative type (listed in NegativePolarityConditionTypes): an issue;
 //   - Unknown (or any status other than True and False): unknown;
@@ -156,8 +156,8 @@ func setSummaryCondition(to conditions.Setter, target string, o *SummaryOptions)
 // repeat a type; the caller skips repeats with a typeSet). A problem with several types names the
 // first in catalog order (conditions.Compare).
 func summaryScope(target string, o *SummaryOptions) ([]string, error) {
-	if problems := conditionTypeProblems(target); len(problems) > 0 {
-		return nil, &SummaryConfigError{Target: target, Problem: "invalid target condition type: " + strings.Join(problems, "; ")}
+	if problems := typeProblems(target); problems != "" {
+		return nil, &SummaryConfigError{Target: target, Problem: "invalid target condition type: " + problems}
 	}
 	if len(o.ConditionTypes) == 0 {
 		return nil, &SummaryConfigError{Target: target, Problem: "no condition types in scope (use ForConditionTypes)"}
@@ -178,29 +178,30 @@ func scopeError(target string, types []string) error {
 		if t == target {
 			return &SummaryConfigError{Target: target, Problem: "the target condition type cannot be in its own scope"}
 		}
-		if problems := conditionTypeProblems(t); len(problems) > 0 {
-			return &SummaryConfigError{Target: target, Problem: fmt.Sprintf("invalid condition type %q in scope: %s", t, strings.Join(problems, "; "))}
+		if problems := typeProblems(t); problems != "" {
+			return &SummaryConfigError{Target: target, Problem: fmt.Sprintf("invalid condition type %q in scope: %s", t, problems)}
 		}
 	}
-	return nil
+	// Unreachable: summaryScope calls scopeError only when a type is the target or invalid.
+	return &SummaryConfigError{Target: target, Problem: "invalid condition types in scope"}
 }
 
-// conditionTypeProblems says why t cannot be a condition type (conditions.ValidateType), or
-// returns nil.
-func conditionTypeProblems(t string) []string {
+// typeProblems says why t cannot be a condition type (conditions.ValidateType): the problems of
+// a *conditions.ValidationError joined with "; ", never empty; "" when t is valid.
+func typeProblems(t string) string {
 	err := conditions.ValidateType(t)
 	if err == nil {
-		return nil
+		return ""
 	}
 	var invalid *conditions.ValidationError
-	if errors.As(err, &invalid) {
-		problems := make([]string, 0, len(invalid.Errs))
-		for _, e := range invalid.Errs {
-			problems = append(problems, e.ErrorBody())
-		}
-		return problems
+	if !errors.As(err, &invalid) || len(invalid.Errs) == 0 {
+		return err.Error()
 	}
-	return nil
+	problems := make([]string, 0, len(invalid.Errs))
+	for _, e := range invalid.Errs {
+		problems = append(problems, e.ErrorBody())
+	}
+	return strings.Join(problems, "; ")
 }
 
 // summaryItem is one condition that contributes to a summary's message.
@@ -400,7 +401,7 @@ func (s *typeSet) add(types []string, i int, h uint32) bool {
 }
 
 // typeHash picks the slot of type t in a table of 2*maxIndexedConditions slots from its length
-// and its first and last two bytes: O(1), which is what matters for types of 10 to 60 bytes;
+// and its first, middle and last two bytes: O(1), which is what matters for types of 10 to 60 bytes;
 // types that share a slot (e.g. of equal length ending alike) cost a probe and a comparison more,
 // never a wrong answer.
 func typeHash(t string) uint32 {

@@ -7,8 +7,9 @@ import (
 )
 
 // IsNil reports whether g is nil or a typed nil (a nil pointer, map, slice, func, channel or
-// interface). Every function of this package and of aggregate reads such a Getter as an object
-// without conditions, and never calls its methods.
+// interface). The functions of this package and of aggregate read such a Getter as an object
+// without conditions and never call its methods, except aggregate.NewAggregateCondition, which
+// refuses a nil object in its list with an *aggregate.AggregateConfigError.
 func IsNil(g Getter) bool {
 	if g == nil {
 		return true

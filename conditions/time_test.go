@@ -30,7 +30,9 @@ func TestStoredTime(t *testing.T) {
 	if got := StoredTime(utc); got.Second() != 5 {
 		t.Errorf("StoredTime rounds: second %d, want 5", got.Second())
 	}
-	if got := StoredTime(time.Time{}); got != (metav1.Time{}) {
-		t.Errorf("StoredTime(zero) = %#v, want the zero metav1.Time", got)
+	for _, zero := range []time.Time{{}, time.Time{}.Add(999 * time.Millisecond)} {
+		if got := StoredTime(zero); got != (metav1.Time{}) {
+			t.Errorf("StoredTime(%s) = %#v, want the zero metav1.Time", zero, got)
+		}
 	}
 }

@@ -68,6 +68,8 @@ type accessState struct {
 
 // recent returns the denied verbs for k when the answer is fresh: asked less than interval
 // before now (recentAnswers), or kept up to date by the recheck (the scope is watched).
+// The watch and the answer are read under their own locks: a recheck in between costs at most one
+// review more.
 func (a *accessState) recent(k scopeKey, now time.Time, interval time.Duration) (string, bool) {
 	a.mu.Lock()
 	_, watched := a.watched[k]

@@ -49,6 +49,9 @@ func constBlocks(f *ast.File) []map[string]string {
 		for _, s := range g.Specs {
 			v := s.(*ast.ValueSpec)
 			for i, n := range v.Names {
+				if i >= len(v.Values) {
+					break // iota or an implicit repetition: not a string constant of the catalog
+				}
 				if lit, ok := v.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
 					block[n.Name], _ = strconv.Unquote(lit.Value)
 				}
@@ -164,7 +167,7 @@ var setterRef = regexp.MustCompile("^`([A-Za-z0-9_]+)` \\(([a-z0-9/_]+\\.go)\\)$
 // TestConditionCatalogDoc: docs/conditions.md's catalog table lists exactly the condition types
 // of api/v1alpha1/condition_consts.go, each with its polarity (v1alpha1.NegativePolarityConditions),
 // exactly its reason constants, and the function that sets it, which exists in the file named and
-// writes the type's constant.
+// names the type's constant (a check of the name, not of what the function does with it).
 func TestConditionCatalogDoc(t *testing.T) {
 	cat := catalog(t)
 	negative := negativeTypes(t)
@@ -217,7 +220,7 @@ func TestConditionCatalogDoc(t *testing.T) {
 }
 
 // checkSetter checks that file declares function fn and that its body names constName (the
-// condition type it sets).
+// condition type the docs say it sets).
 func checkSetter(t *testing.T, typ, fn, file, constName string) {
 	t.Helper()
 	f := parseFile(t, file)
@@ -276,6 +279,9 @@ func TestPhaseTableDoc(t *testing.T) {
 	}
 	var doc []string
 	for i, row := range table(t, "docs/phase-and-lastoperation.md", "| # | phase | when |") {
+		if len(row) != 3 {
+			t.Fatalf("docs phase row %v: want 3 cells (#, phase, when)", row)
+		}
 		if row[0] != strconv.Itoa(i+1) {
 			t.Errorf("docs row %v: number %s, want %d", row, row[0], i+1)
 		}

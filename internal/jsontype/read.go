@@ -65,11 +65,14 @@ func Bool(m map[string]any, key string) (bool, bool, error) {
 	return get[bool](m, key, "a boolean")
 }
 
-// Nested reads the field at path (at least one key) of obj with read (Object, List, String or
-// Bool). A missing or null value on the way or at the end is not found; a value of the wrong
-// type, on the way (not an object) or at the end, is a *FieldError naming it.
+// Nested reads the field at path of obj with read (Object, List, String or Bool). A missing or
+// null value on the way or at the end is not found; a value of the wrong type, on the way (not an
+// object) or at the end, is a *FieldError naming it. An empty path names no field: not found.
 func Nested[T any](obj map[string]any, read func(map[string]any, string) (T, bool, error), path ...string) (T, bool, error) {
 	var zero T
+	if len(path) == 0 {
+		return zero, false, nil
+	}
 	m := obj
 	for i, key := range path[:len(path)-1] {
 		next, found, err := Object(m, key)

@@ -50,6 +50,7 @@ func TestNested(t *testing.T) {
 		{"list for an object", run(Nested(obj, Object, "status", "conditions")), result{map[string]any(nil), false, "status.conditions: must be an object, not a list"}},
 		{"not an object on the way", run(Nested(obj, Bool, "status", "initialization", "provisioned")), result{false, false, "status.initialization: must be an object, not a string"}},
 		{"object for a list", run(Nested(obj, List, "spec")), result{[]any(nil), false, "spec: must be a list, not an object"}},
+		{"no path", run(Nested(obj, String)), result{"", false, ""}},
 	}
 	for _, tc := range cases {
 		if d := cmp.Diff(tc.want, tc.got); d != "" {
