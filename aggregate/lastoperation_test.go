@@ -248,6 +248,14 @@ func TestLastOperation(t *testing.T) {
 			want: op(healthCheck, failed, "Health check failed: Condition Ready on Node n was Unknown for more than 5m0s", 30),
 		},
 		{
+			name: "3 HealthCheck Failed: a message that is the phrase alone, in any case, is not repeated",
+			m: machine(conds(
+				cond(hcSucceeded, F, "UnhealthyNode", 30, "health check failed"),
+				cond(nodeReady, U, v1alpha1.MachineNodeReadyUnknownReason, 25),
+			), created),
+			want: op(healthCheck, failed, "health check failed", 30),
+		},
+		{
 			name: "3 HealthCheck Failed from a terminal reason after creation",
 			m: machine(conds(
 				cond(infraReady, F, v1alpha1.MachineInfrastructureFailedReason, 31, "host lost"),
