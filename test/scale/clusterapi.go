@@ -272,8 +272,11 @@ func createRunning(ctx context.Context, c client.Client, name string) error {
 	if err := c.Create(ctx, m); err != nil {
 		return fmt.Errorf("cannot create Machine %s: %w", name, err)
 	}
+	// A merge patch without a resourceVersion, as Cluster API's patch helper sends: the manager
+	// may have annotated the Machine since its creation, which an update would conflict with.
+	base := m.DeepCopy()
 	fleet.SetClusterAPIRunning(&m.Status, name, metav1.NewTime(time.Now().Truncate(time.Second)))
-	if err := c.Status().Update(ctx, m); err != nil {
+	if err := c.Status().Patch(ctx, m, client.MergeFrom(base)); err != nil {
 		return fmt.Errorf("cannot write the status of Machine %s: %w", name, err)
 	}
 	return nil
