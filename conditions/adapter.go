@@ -27,8 +27,12 @@ const (
 // metav1.Conditions, so that one library serves every shape. They share these rules, applied in
 // this order to each foreign condition:
 //   - type must be a valid condition type, status True, False or Unknown, observedGeneration at
-//     least 0, and lastTransitionTime set; otherwise the adapter returns an *AdapterError naming
-//     the object and the field, and no conditions;
+//     least 0, and lastTransitionTime set; an entry that breaks these rules (or is not a
+//     condition at all) was written by another writer and is skipped: the adapter returns every
+//     other entry and a *SkippedError listing an *AdapterError per skipped entry, naming the
+//     object and the field. One broken entry never hides the others, and the object is never
+//     modified. Only a list that cannot be read at all (e.g. status.conditions is not a list)
+//     gives no conditions and an *AdapterError;
 //   - an empty reason becomes NoReasonReportedReason; a reason that does not match the
 //     metav1.Condition pattern becomes InvalidReasonReportedReason, and the original reason,
 //     quoted and cut to 256 bytes, is put in front of the message;
@@ -37,6 +41,9 @@ const (
 //   - when several conditions have the same type, the first one is kept and the others are
 //     dropped (they are still checked): meta.FindStatusCondition, and so Get, reads the first;
 //   - the result is sorted like Set sorts (Ready first, then alphabetical by type).
+//
+// Callers that only read may use the List whatever the error when it is a *SkippedError
+// (errors.As), as the machinestatus controller does.
 //
 // Every condition in a List an adapter returns passes Validate. An adapter never panics, never
 // modifies the object it reads, and returns nil, nil for a nil object.
@@ -68,15 +75,44 @@ func (e *AdapterError) Error() string {
 // Unwrap returns Err.
 func (e *AdapterError) Unwrap() error { return e.Err }
 
+// SkippedError says that an adapter skipped entries of a foreign object's conditions that break
+// the rules shared by every adapter (see List); the List returned with it holds every other
+// entry. errors.As finds each skipped entry's *AdapterError through Unwrap.
+type SkippedError struct {
+	// Object names the object, as AdapterError.Object does.
+	Object string
+	// Skipped has one error per skipped entry, in the order of the object's list.
+	Skipped []*AdapterError
+}
+
+// Error implements error.
+func (e *SkippedError) Error() string {
+	parts := make([]string, 0, len(e.Skipped))
+	for _, s := range e.Skipped {
+		parts = append(parts, s.Field+": "+s.Err.Error())
+	}
+	return fmt.Sprintf("skipped %d invalid conditions of %s: %s", len(e.Skipped), e.Object, strings.Join(parts, "; "))
+}
+
+// Unwrap returns the skipped entries' errors.
+func (e *SkippedError) Unwrap() []error {
+	errs := make([]error, len(e.Skipped))
+	for i, s := range e.Skipped {
+		errs[i] = s
+	}
+	return errs
+}
+
 // maxQuotedReasonBytes bounds the part of an invalid reason that is kept in the message.
 const maxQuotedReasonBytes = 256
 
 // collector gathers the conditions an adapter reads from one object and applies the shared
 // rules above.
 type collector struct {
-	object string
-	list   List
-	seen   map[string]bool
+	object  string
+	list    List
+	seen    map[string]bool
+	skipped []*AdapterError
 }
 
 func newCollector(kind, namespace, name string) *collector {
@@ -97,9 +133,25 @@ func (col *collector) fail(field string, err error) *AdapterError {
 	return &AdapterError{Object: col.object, Field: field, Err: err}
 }
 
+// skip records that the entry at field was skipped because of err (an *AdapterError from add or
+// fail).
+func (col *collector) skip(err error) {
+	var aerr *AdapterError
+	if errors.As(err, &aerr) {
+		col.skipped = append(col.skipped, aerr)
+	}
+}
+
 // add checks and normalises c, read from field, and keeps it unless a condition of the same
-// type was kept before.
-func (col *collector) add(field string, c metav1.Condition) error {
+// type was kept before. An invalid c is recorded as skipped.
+func (col *collector) add(field string, c metav1.Condition) {
+	if err := col.check(field, c); err != nil {
+		col.skip(err)
+	}
+}
+
+// check is add, returning why c is invalid instead of recording it.
+func (col *collector) check(field string, c metav1.Condition) error {
 	if err := checkType(c.Type); err != nil {
 		return col.fail(field+".type", err)
 	}
@@ -127,10 +179,14 @@ func (col *collector) add(field string, c metav1.Condition) error {
 	return nil
 }
 
-// result returns the kept conditions in the package's order, or nil when there are none.
-func (col *collector) result() List {
+// result returns the kept conditions in the package's order (nil when there are none), and a
+// *SkippedError when entries were skipped.
+func (col *collector) result() (List, error) {
 	Sort(col.list)
-	return col.list
+	if len(col.skipped) > 0 {
+		return col.list, &SkippedError{Object: col.object, Skipped: col.skipped}
+	}
+	return col.list, nil
 }
 
 // checkType returns why t is not a valid condition type (ValidateType's rule), or nil.

@@ -20,17 +20,15 @@ var _ Setter = &clusterv1.Machine{}
 // status.conditions), so Get, IsTrue, Set and the others work on it directly; use
 // FromClusterAPIMachine for a List checked and normalised like every adapter's.
 //
-// A condition that breaks the rules makes it return an *AdapterError naming the Machine and the
-// field, e.g. "status.conditions[0].lastTransitionTime".
+// A condition that breaks the rules is skipped: it returns the others and a *SkippedError naming
+// the Machine and each skipped field, e.g. "status.conditions[0].lastTransitionTime".
 func FromClusterAPIMachine(m *clusterv1.Machine) (List, error) {
 	if m == nil {
 		return nil, nil
 	}
 	col := newCollector("Machine", m.Namespace, m.Name)
 	for i, c := range m.Status.Conditions {
-		if err := col.add(fmt.Sprintf("status.conditions[%d]", i), c); err != nil {
-			return nil, err
-		}
+		col.add(fmt.Sprintf("status.conditions[%d]", i), c)
 	}
-	return col.result(), nil
+	return col.result()
 }

@@ -103,11 +103,31 @@ func TestFromClusterAPIMachineErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			nodeReady := metav1.Condition{Type: "NodeReady", Status: T, Reason: "NodeReady", LastTransitionTime: metav1.NewTime(t0)}
 			got, err := conditions.FromClusterAPIMachine(capiMachine(nodeReady, tt.condition))
-			if got != nil {
-				t.Errorf("FromClusterAPIMachine() = %v, want nil with the error", got)
-			}
+			checkSkipped(t, got, err, 1)
 			checkAdapterError(t, err, "Machine fleet/worker-0", tt.wantField, tt.wantErr)
 		})
+	}
+}
+
+// checkSkipped fails t unless err is a *conditions.SkippedError and got holds the kept valid
+// entries, kept of them; an error that is no SkippedError (the list cannot be read) must come
+// with no conditions.
+func checkSkipped(t *testing.T, got conditions.List, err error, kept int) {
+	t.Helper()
+	var skipped *conditions.SkippedError
+	if !errors.As(err, &skipped) {
+		if got != nil {
+			t.Errorf("got %v with %v, want no conditions", got, err)
+		}
+		return
+	}
+	if len(got) != kept {
+		t.Errorf("got %d conditions %v besides the skipped entries, want %d", len(got), got, kept)
+	}
+	for _, c := range got {
+		if err := conditions.Validate(c); err != nil {
+			t.Errorf("kept an invalid condition: %v", err)
+		}
 	}
 }
 

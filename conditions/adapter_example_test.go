@@ -65,20 +65,22 @@ func ExampleFromUnstructured() {
 		fmt.Printf("%s=%s %s %q\n", c.Type, c.Status, c.Reason, c.Message)
 	}
 
-	// A malformed one: the error names the object and the field, and no conditions are returned.
+	// Another writer left a malformed entry: it is skipped, the others are still read, and the
+	// error names the object and the skipped field.
 	infra.Object["status"] = map[string]any{"conditions": []any{
 		map[string]any{"type": "InstanceReady", "status": "Maybe", "lastTransitionTime": "2026-03-14T14:55:44Z"},
+		map[string]any{"type": "Ready", "status": "False", "reason": "InstanceNotReady", "lastTransitionTime": "2026-03-14T14:55:44Z"},
 	}}
-	_, err = conditions.FromUnstructured(infra)
-	var aerr *conditions.AdapterError
-	if errors.As(err, &aerr) {
-		fmt.Println(aerr.Field)
+	infraConditions, err = conditions.FromUnstructured(infra)
+	var skipped *conditions.SkippedError
+	if errors.As(err, &skipped) {
+		fmt.Println(len(infraConditions), skipped.Skipped[0].Field)
 	}
 	fmt.Println(err)
 
 	// Output:
 	// InstanceReady=False InstanceProvisionFailed "UnauthorizedOperation"
 	// SecurityGroupsReady=True NoReasonReported ""
-	// status.conditions[0].status
-	// cannot read conditions of AWSMachine fleet/worker-0: status.conditions[0].status: must be True, False or Unknown, not "Maybe"
+	// 1 status.conditions[0].status
+	// skipped 1 invalid conditions of AWSMachine fleet/worker-0: status.conditions[0].status: must be True, False or Unknown, not "Maybe"
 }

@@ -24,7 +24,9 @@ import (
 // and observedGeneration, bit 8 adds a severity: the v1beta1 shape). It checks that
 // FromUnstructured never panics and that:
 //   - it is deterministic and leaves its input unchanged;
-//   - on error it returns no conditions and an *AdapterError naming the object and a field;
+//   - when the list cannot be read it returns no conditions and an *AdapterError naming the
+//     object and a field; entries other writers left invalid are skipped (a *SkippedError naming
+//     each) and the others returned;
 //   - on success every condition passes Validate, types are unique, the order is the package's,
 //     and the list survives a JSON round trip unchanged.
 //
@@ -84,7 +86,19 @@ func FuzzFromUnstructured(f *testing.F) {
 			t.Fatalf("modified its input (-before +after):\n%s", cmp.Diff(before.Object, u.Object))
 		}
 
-		if err != nil {
+		var skipped *conditions.SkippedError
+		switch {
+		case errors.As(err, &skipped):
+			// Entries other writers left invalid are skipped; the others are returned.
+			if len(skipped.Skipped) == 0 || !strings.Contains(err.Error(), skipped.Object) {
+				t.Fatalf("SkippedError %#v names no skipped entry or object", skipped)
+			}
+			for _, aerr := range skipped.Skipped {
+				if aerr.Object != skipped.Object || aerr.Field == "" || aerr.Err == nil || !strings.Contains(err.Error(), aerr.Field) {
+					t.Fatalf("skipped entry %#v: want the object, a field and why", aerr)
+				}
+			}
+		case err != nil:
 			var aerr *conditions.AdapterError
 			if !errors.As(err, &aerr) {
 				t.Fatalf("error = %v (%T), want an *AdapterError", err, err)

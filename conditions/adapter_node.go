@@ -21,8 +21,10 @@ import (
 //     not count Node generations);
 //   - lastHeartbeatTime is dropped: it moves at every heartbeat and is not part of a condition.
 //
-// A condition that breaks the rules makes FromNode return an *AdapterError naming the Node and
-// the field, e.g. "status.conditions[3].status".
+// A condition that breaks the rules (e.g. a node-problem-detector type with a space) is skipped:
+// FromNode returns the others and a *SkippedError naming the Node and each skipped field, e.g.
+// "status.conditions[3].status". A negative metadata.generation gives no conditions and an
+// *AdapterError.
 func FromNode(node *corev1.Node) (List, error) {
 	if node == nil {
 		return nil, nil
@@ -38,7 +40,8 @@ func FromNode(node *corev1.Node) (List, error) {
 			since = nc.LastHeartbeatTime
 		}
 		if since.IsZero() {
-			return nil, col.fail(field+".lastTransitionTime", errors.New("missing, and so is lastHeartbeatTime"))
+			col.skip(col.fail(field+".lastTransitionTime", errors.New("missing, and so is lastHeartbeatTime")))
+			continue
 		}
 		c := metav1.Condition{
 			Type:               string(nc.Type),
@@ -48,9 +51,7 @@ func FromNode(node *corev1.Node) (List, error) {
 			LastTransitionTime: since,
 			ObservedGeneration: node.Generation,
 		}
-		if err := col.add(field, c); err != nil {
-			return nil, err
-		}
+		col.add(field, c)
 	}
-	return col.result(), nil
+	return col.result()
 }

@@ -33,10 +33,12 @@ import (
 //     and the reason and message tell what it qualifies;
 //   - any other field is ignored.
 //
-// A field of the wrong shape makes it return an *AdapterError naming the object and the field:
-// a status or status.v1beta2 that is not an object; a conditions field that is not a list; an
-// item that is not an object; a missing or invalid type, status or lastTransitionTime; a reason
-// or message that is not a string; an observedGeneration that is not a non-negative integer.
+// An item of the wrong shape was left by another writer: it is skipped, the others are returned
+// with a *SkippedError naming the object and each skipped item's field: an item that is not an
+// object; a missing or invalid type, status or lastTransitionTime; a reason or message that is
+// not a string; an observedGeneration that is not a non-negative integer. Only a list that
+// cannot be read gives no conditions and an *AdapterError: a status or status.v1beta2 that is
+// not an object, a conditions field that is not a list.
 func FromUnstructured(obj *unstructured.Unstructured) (List, error) {
 	if obj == nil {
 		return nil, nil
@@ -50,13 +52,12 @@ func FromUnstructured(obj *unstructured.Unstructured) (List, error) {
 		field := fmt.Sprintf("%s[%d]", path, i)
 		c, sub, err := readCondition(item)
 		if err != nil {
-			return nil, col.fail(field+sub, err)
+			col.skip(col.fail(field+sub, err))
+			continue
 		}
-		if err := col.add(field, c); err != nil {
-			return nil, err
-		}
+		col.add(field, c)
 	}
-	return col.result(), nil
+	return col.result()
 }
 
 // conditionsOf returns the path and the items of the conditions list of an object, or the path

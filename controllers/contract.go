@@ -97,11 +97,13 @@ func readContract(obj *unstructured.Unstructured, readyField string) (contractSt
 
 // readyConditionMessage returns the message of the object's Ready condition when it is not
 // True, read with conditions.FromUnstructured (metav1 shape, Cluster API v1beta1 shape, or
-// status.v1beta2.conditions), or "" when there is none. Conditions it cannot read are a
-// *jsontype.FieldError naming the field.
+// status.v1beta2.conditions), or "" when there is none. Entries another writer left invalid
+// are skipped (conditions.SkippedError): they never hide the others. A conditions list it cannot
+// read at all is a *jsontype.FieldError naming the field.
 func readyConditionMessage(obj *unstructured.Unstructured) (string, error) {
 	list, err := conditions.FromUnstructured(obj)
-	if err != nil {
+	var skipped *conditions.SkippedError
+	if err != nil && !errors.As(err, &skipped) {
 		var aerr *conditions.AdapterError
 		if errors.As(err, &aerr) {
 			return "", &jsontype.FieldError{Path: aerr.Field, Err: aerr.Err}

@@ -280,8 +280,17 @@ func TestReadContract(t *testing.T) {
 		{"Ready condition in Cluster API v1beta1 shape", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{
 			"type": "Ready", "status": "False", "severity": "Warning", "reason": "WaitingForBootstrapData", "message": "bootstrap not ready", "lastTransitionTime": "2026-05-01T12:00:00Z"}}}},
 			contractStatus{ReadyMessage: "bootstrap not ready"}, ""},
-		{"a condition without lastTransitionTime", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}},
-			contractStatus{}, "status.conditions[0].lastTransitionTime"},
+		// Entries another writer left invalid are skipped, never a contract violation (issue 12
+		// part 5).
+		{"a condition without lastTransitionTime: skipped", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}},
+			contractStatus{}, ""},
+		{"another writer's broken entries beside Ready: skipped, Ready's message read", map[string]any{"status": map[string]any{"conditions": []any{
+			map[string]any{"type": "Instance Ready", "status": "True", "lastTransitionTime": "2026-05-01T12:00:00Z"},
+			map[string]any{"type": "NetworkReady", "status": "Healthy", "reason": "", "lastTransitionTime": "0001-01-01T00:00:00Z"},
+			"Ready=False",
+			map[string]any{"type": "Ready", "status": "False", "reason": "WaitingForIP", "message": "waiting for IP", "lastTransitionTime": "2026-05-01T12:00:00Z"},
+			map[string]any{"type": "Ready", "status": "true", "lastTransitionTime": "2026-05-01T12:00:00Z"}}}},
+			contractStatus{ReadyMessage: "waiting for IP"}, ""},
 		{"ready is a string", map[string]any{"status": map[string]any{"ready": "yes"}}, contractStatus{}, "status.ready"},
 		{"provisioned is a number", map[string]any{"status": map[string]any{"initialization": map[string]any{"provisioned": 1}}}, contractStatus{}, "status.initialization.provisioned"},
 		{"providerID is a list", map[string]any{"spec": map[string]any{"providerID": []any{"a"}}}, contractStatus{}, "spec.providerID"},

@@ -1,6 +1,7 @@
 package describe
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -129,8 +130,11 @@ func describeMachinestatus(m *v1alpha1.Machine) Description {
 // conditions.FromClusterAPIMachine, phase and lastOperation through
 // aggregate.ClusterAPIMachineStatus with the annotation's lastOperation as previous.
 func describeClusterAPI(m *clusterv1.Machine) (Description, error) {
+	// Entries another writer left invalid are skipped (conditions.SkippedError): the others are
+	// still described.
 	list, err := conditions.FromClusterAPIMachine(m)
-	if err != nil {
+	var skipped *conditions.SkippedError
+	if err != nil && !errors.As(err, &skipped) {
 		return Description{}, err
 	}
 	d := Description{
@@ -144,6 +148,9 @@ func describeClusterAPI(m *clusterv1.Machine) (Description, error) {
 		DeletionTimestamp:   m.DeletionTimestamp,
 		ClusterAPIPhase:     m.Status.Phase,
 		LastOperationSource: LastOperationFromConditions,
+	}
+	if skipped != nil {
+		d.Warnings = append(d.Warnings, skipped.Error())
 	}
 	previous, err := aggregate.LastOperationFromAnnotations(m.GetAnnotations())
 	switch {

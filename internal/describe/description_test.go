@@ -2,6 +2,7 @@ package describe
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,9 +139,28 @@ func TestDescribeErrors(t *testing.T) {
 	if _, err := Describe(Machine{}); err == nil {
 		t.Error("Describe(Machine{}) = nil error, want one")
 	}
+}
+
+// TestDescribeSkipsOtherWritersBrokenEntries: a condition another writer left invalid (here
+// without lastTransitionTime) does not stop the description: it is left out, with a warning
+// naming it, and every other condition is described.
+func TestDescribeSkipsOtherWritersBrokenEntries(t *testing.T) {
 	m := runningClusterAPIMachine(t)
+	broken := m.Status.Conditions[0].Type
 	m.Status.Conditions[0].LastTransitionTime = metav1.Time{}
-	if _, err := Describe(Machine{ClusterAPI: m}); err == nil {
-		t.Error("Describe() of a condition without lastTransitionTime = nil error, want the adapter's")
+	d, err := Describe(Machine{ClusterAPI: m})
+	if err != nil {
+		t.Fatalf("Describe() of a condition without lastTransitionTime: %v, want it skipped", err)
+	}
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "status.conditions[0].lastTransitionTime") {
+		t.Errorf("warnings %q, want one naming status.conditions[0].lastTransitionTime", d.Warnings)
+	}
+	for _, c := range d.Conditions {
+		if c.Type == broken {
+			t.Errorf("the broken %s is described: %+v", broken, c)
+		}
+	}
+	if len(d.Conditions) != len(m.Status.Conditions)-1 {
+		t.Errorf("%d conditions described, want the %d valid ones", len(d.Conditions), len(m.Status.Conditions)-1)
 	}
 }
