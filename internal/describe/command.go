@@ -197,23 +197,36 @@ func (o *describeOptions) writer() (func(io.Writer, []Description) error, error)
 	return nil, &UsageError{Msg: fmt.Sprintf("unknown output format %q: use text, json or yaml", o.output)}
 }
 
-// fetched says what fetchArgs read.
+// fetched says what resolveArgs resolved.
 type fetched struct {
 	// namespace is the namespace read; empty for every namespace.
 	namespace string
 	// targets are the parsed arguments.
 	targets []Target
+	// client reads them.
+	client dynamic.Interface
 }
 
 // fetchArgs reads the Machines args name (as ParseArgs reads them) from the cluster config
-// points at: in the namespace of the flags or kubeconfig, or every namespace with
-// allNamespaces, matching selector. verb ("described", "listed") words the *UsageError of a
-// name given with -A or --selector. It returns Fetch's, ParseArgs' or the configuration's error.
+// points at (see resolveArgs), matching selector. It returns resolveArgs' or Fetch's error.
 func fetchArgs(ctx context.Context, config *genericclioptions.ConfigFlags, args []string, allNamespaces bool, selector, verb string) ([]Machine, fetched, error) {
+	f, err := resolveArgs(config, args, allNamespaces, selector, verb)
+	if err != nil {
+		return nil, f, err
+	}
+	machines, err := Fetch(ctx, f.client, f.targets, Query{Namespace: f.namespace, Selector: selector})
+	return machines, f, err
+}
+
+// resolveArgs parses args (ParseArgs) against the cluster config points at and returns them
+// with the namespace to read (the flags' or kubeconfig's, or every namespace with
+// allNamespaces) and a client. verb ("described", "listed") words the *UsageError of a name
+// given with -A or --selector. It returns ParseArgs' or the configuration's error.
+func resolveArgs(config *genericclioptions.ConfigFlags, args []string, allNamespaces bool, selector, verb string) (fetched, error) {
 	var f fetched
 	namespace, _, err := config.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
-		return nil, f, err
+		return f, err
 	}
 	if allNamespaces {
 		namespace = ""
@@ -221,27 +234,23 @@ func fetchArgs(ctx context.Context, config *genericclioptions.ConfigFlags, args 
 	f.namespace = namespace
 	mapper, err := config.ToRESTMapper()
 	if err != nil {
-		return nil, f, err
+		return f, err
 	}
 	if f.targets, err = ParseArgs(args, mapper); err != nil {
-		return nil, f, err
+		return f, err
 	}
 	for _, t := range f.targets {
 		switch {
 		case t.Name != "" && allNamespaces:
-			return nil, f, &UsageError{Msg: "a Machine cannot be " + verb + " by name across all namespaces: drop -A or the name"}
+			return f, &UsageError{Msg: "a Machine cannot be " + verb + " by name across all namespaces: drop -A or the name"}
 		case t.Name != "" && selector != "":
-			return nil, f, &UsageError{Msg: "a Machine cannot be " + verb + " both by name and by --selector"}
+			return f, &UsageError{Msg: "a Machine cannot be " + verb + " both by name and by --selector"}
 		}
 	}
 	restConfig, err := config.ToRESTConfig()
 	if err != nil {
-		return nil, f, err
+		return f, err
 	}
-	client, err := dynamic.NewForConfig(restConfig)
-	if err != nil {
-		return nil, f, err
-	}
-	machines, err := Fetch(ctx, client, f.targets, Query{Namespace: namespace, Selector: selector})
-	return machines, f, err
+	f.client, err = dynamic.NewForConfig(restConfig)
+	return f, err
 }

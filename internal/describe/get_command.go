@@ -28,6 +28,8 @@ type getOptions struct {
 	output        string
 	noHeaders     bool
 	showLabels    bool
+	watch         bool
+	watchOnly     bool
 	now           func() time.Time
 }
 
@@ -52,7 +54,10 @@ Without arguments, every Machine of the namespace. -o json, yaml and name print 
 as the API server returned them; describe -o json prints the derived values.
 
 Exit status: 0 when every Machine asked for was listed, 1 when a Machine is not found, the
-Machine CRD is not installed or the API server refuses, 2 for a wrong command line.`,
+Machine CRD is not installed or the API server refuses, 2 for a wrong command line.
+With --watch (-w), after the list, a line for each change of a Machine until interrupted (exit
+status 0); --watch-only without the list. Like kubectl get --watch it watches one resource:
+one Machine API (ma or msm when the server serves both) and at most one name.`,
 		Example: strings.ReplaceAll(`  # Every Machine of the current namespace, of both APIs
   NAME get
 
@@ -60,7 +65,10 @@ Machine CRD is not installed or the API server refuses, 2 for a wrong command li
   NAME get machines.cluster.x-k8s.io -A -o wide
 
   # One Machine as YAML
-  NAME get machine/worker-0 -o yaml`, "NAME", name),
+  NAME get machine/worker-0 -o yaml
+
+  # Cluster API Machines, then a line for each change
+  NAME get ma --watch`, "NAME", name),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			*ran = true
 			return o.run(cmd.Context(), args)
@@ -72,6 +80,8 @@ Machine CRD is not installed or the API server refuses, 2 for a wrong command li
 	fs.StringVarP(&o.output, "output", "o", "", "Output format: wide, json, yaml or name (default: a table).")
 	fs.BoolVar(&o.noHeaders, "no-headers", false, "Print the table without its header.")
 	fs.BoolVar(&o.showLabels, "show-labels", false, "Add the Machines' labels as the last column.")
+	fs.BoolVarP(&o.watch, "watch", "w", false, "After listing the Machines, print a line for each change of one of them (one Machine API, at most one name), until interrupted.")
+	fs.BoolVar(&o.watchOnly, "watch-only", false, "Print a line for each change, without listing the Machines first.")
 	return cmd
 }
 
@@ -82,6 +92,9 @@ func (o *getOptions) run(ctx context.Context, args []string) error {
 	case "", OutputWide, OutputJSON, OutputYAML, OutputName:
 	default:
 		return &UsageError{Msg: fmt.Sprintf("unknown output format %q: use wide, json, yaml or name", o.output)}
+	}
+	if o.watch || o.watchOnly {
+		return o.runWatch(ctx, args)
 	}
 	machines, f, err := fetchArgs(ctx, o.config, args, o.allNamespaces, o.selector, "listed")
 	if err != nil {

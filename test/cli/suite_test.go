@@ -139,6 +139,18 @@ func runPlugin(t *testing.T, kubeconfig string, args ...string) result {
 	return runBinary(t, kubeconfig, env.kubectl, append([]string{"machinestatus"}, args...)...)
 }
 
+// command returns the command running binary with args, KUBECONFIG kubeconfig, a HOME of its
+// own and bin/ on the PATH.
+func command(ctx context.Context, kubeconfig, binary string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = append(os.Environ(),
+		"KUBECONFIG="+kubeconfig,
+		"HOME="+env.home,
+		"PATH="+filepath.Dir(env.plugin)+string(os.PathListSeparator)+os.Getenv("PATH"),
+	)
+	return cmd
+}
+
 // runBinary runs binary with args, KUBECONFIG, a HOME of its own and bin/ on the PATH, and
 // waits up to two minutes (the machine is shared and slow).
 func runBinary(t *testing.T, kubeconfig, binary string, args ...string) result {
@@ -148,12 +160,7 @@ func runBinary(t *testing.T, kubeconfig, binary string, args ...string) result {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = append(os.Environ(),
-		"KUBECONFIG="+kubeconfig,
-		"HOME="+env.home,
-		"PATH="+filepath.Dir(env.plugin)+string(os.PathListSeparator)+os.Getenv("PATH"),
-	)
+	cmd := command(ctx, kubeconfig, binary, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
