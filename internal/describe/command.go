@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
@@ -94,22 +93,15 @@ func newRootCommand(name string, streams genericiooptions.IOStreams) (*cobra.Com
 }
 
 // describeOptions are describe's flags and what it runs with.
-type describeOptions struct {
-	config        *genericclioptions.ConfigFlags
-	streams       genericiooptions.IOStreams
-	allNamespaces bool
-	selector      string
-	output        string
-	now           func() time.Time
-}
+type describeOptions struct{ listOptions }
 
 // newDescribeCommand returns `describe`, named name in its examples.
 func newDescribeCommand(name string, config *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, ran *bool) *cobra.Command {
-	o := &describeOptions{config: config, streams: streams, now: time.Now}
-	cmd := &cobra.Command{
-		Use:   "describe [TYPE[.VERSION][.GROUP] [NAME...] | TYPE[.VERSION][.GROUP]/NAME...]",
-		Short: "Show Machines' phase, lastOperation and conditions, problems first",
-		Long: `Show the phase, the lastOperation and the conditions (problems first) of Machines:
+	o := &describeOptions{listOptions{config: config, streams: streams, now: time.Now}}
+	return newListCommand(name, commandSpec{
+		verb:  "describe",
+		short: "Show Machines' phase, lastOperation and conditions, problems first",
+		long: `Show the phase, the lastOperation and the conditions (problems first) of Machines:
 machinestatus.io/v1alpha1 Machines as their controller wrote them, and Cluster API
 cluster.x-k8s.io/v1beta2 Machines with the phase and lastOperation machinestatus derives from
 their conditions (docs/clusterapi.md).
@@ -120,7 +112,7 @@ arguments, every Machine of the namespace.
 
 Exit status: 0 when every Machine asked for was described, 1 when a Machine is not found, the
 Machine CRD is not installed or the API server refuses, 2 for a wrong command line.`,
-		Example: strings.ReplaceAll(`  # Every Machine of the current namespace, of both APIs
+		example: `  # Every Machine of the current namespace, of both APIs
   NAME describe
 
   # One Machine by name, whichever API it belongs to
@@ -130,24 +122,12 @@ Machine CRD is not installed or the API server refuses, 2 for a wrong command li
   NAME describe machines.cluster.x-k8s.io -A -o json
 
   # machinestatus Machines with a label, in namespace fleet
-  NAME describe machines.machinestatus.io -n fleet -l pool=a`, "NAME", name),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			*ran = true
-			return o.run(cmd.Context(), args)
-		},
-	}
-	addDescribeFlags(cmd.Flags(), o)
-	return cmd
-}
-
-// addDescribeFlags adds describe's own flags to fs.
-func addDescribeFlags(fs *pflag.FlagSet, o *describeOptions) {
-	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false,
-		"Describe the Machines of every namespace (not with names).")
-	fs.StringVarP(&o.selector, "selector", "l", "",
-		"Label selector of the Machines to describe, e.g. pool=a (not with names).")
-	fs.StringVarP(&o.output, "output", "o", OutputText,
-		"Output format: text, json or yaml.")
+  NAME describe machines.machinestatus.io -n fleet -l pool=a`,
+		allNamespacesHelp: "Describe the Machines of every namespace (not with names).",
+		selectorHelp:      "Label selector of the Machines to describe, e.g. pool=a (not with names).",
+		outputDefault:     OutputText,
+		outputHelp:        "Output format: text, json or yaml.",
+	}, &o.listOptions, ran, o.run)
 }
 
 // run describes the Machines args name.
@@ -170,11 +150,7 @@ func (o *describeOptions) run(ctx context.Context, args []string) error {
 		ds = append(ds, d)
 	}
 	if len(ds) == 0 && o.output == OutputText {
-		where := fmt.Sprintf("in namespace %s", namespace)
-		if namespace == "" {
-			where = "in any namespace"
-		}
-		fmt.Fprintf(o.streams.ErrOut, "No Machines found %s.\n", where)
+		o.noMachinesFound(namespace)
 		return nil
 	}
 	return write(o.streams.Out, ds)

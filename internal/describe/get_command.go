@@ -21,25 +21,20 @@ const (
 
 // getOptions are get's flags and what it runs with.
 type getOptions struct {
-	config        *genericclioptions.ConfigFlags
-	streams       genericiooptions.IOStreams
-	allNamespaces bool
-	selector      string
-	output        string
-	noHeaders     bool
-	showLabels    bool
-	watch         bool
-	watchOnly     bool
-	now           func() time.Time
+	listOptions
+	noHeaders  bool
+	showLabels bool
+	watch      bool
+	watchOnly  bool
 }
 
 // newGetCommand returns `get`, named name in its examples.
 func newGetCommand(name string, config *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, ran *bool) *cobra.Command {
-	o := &getOptions{config: config, streams: streams, now: time.Now}
-	cmd := &cobra.Command{
-		Use:   "get [TYPE[.VERSION][.GROUP] [NAME...] | TYPE[.VERSION][.GROUP]/NAME...]",
-		Short: "List Machines with their phase and lastOperation, as kubectl get does",
-		Long: `List Machines, one line each, as kubectl get does: machinestatus.io/v1alpha1 Machines as their
+	o := &getOptions{listOptions: listOptions{config: config, streams: streams, now: time.Now}}
+	cmd := newListCommand(name, commandSpec{
+		verb:  "get",
+		short: "List Machines with their phase and lastOperation, as kubectl get does",
+		long: `List Machines, one line each, as kubectl get does: machinestatus.io/v1alpha1 Machines as their
 controller wrote them, and Cluster API cluster.x-k8s.io/v1beta2 Machines with the phase and
 lastOperation machinestatus derives from their conditions (docs/clusterapi.md), next to Cluster
 API's own phase where it differs (CAPI-PHASE).
@@ -58,7 +53,7 @@ Machine CRD is not installed or the API server refuses, 2 for a wrong command li
 With --watch (-w), after the list, a line for each change of a Machine until interrupted (exit
 status 0); --watch-only without the list. Like kubectl get --watch it watches one resource:
 one Machine API (ma or msm when the server serves both) and at most one name.`,
-		Example: strings.ReplaceAll(`  # Every Machine of the current namespace, of both APIs
+		example: `  # Every Machine of the current namespace, of both APIs
   NAME get
 
   # Cluster API Machines of every namespace, with provider IDs and descriptions
@@ -68,16 +63,12 @@ one Machine API (ma or msm when the server serves both) and at most one name.`,
   NAME get machine/worker-0 -o yaml
 
   # Cluster API Machines, then a line for each change
-  NAME get ma --watch`, "NAME", name),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			*ran = true
-			return o.run(cmd.Context(), args)
-		},
-	}
+  NAME get ma --watch`,
+		allNamespacesHelp: "List the Machines of every namespace (not with names).",
+		selectorHelp:      "Label selector of the Machines to list, e.g. pool=a (not with names).",
+		outputHelp:        "Output format: wide, json, yaml or name (default: a table).",
+	}, &o.listOptions, ran, o.run)
 	fs := cmd.Flags()
-	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "List the Machines of every namespace (not with names).")
-	fs.StringVarP(&o.selector, "selector", "l", "", "Label selector of the Machines to list, e.g. pool=a (not with names).")
-	fs.StringVarP(&o.output, "output", "o", "", "Output format: wide, json, yaml or name (default: a table).")
 	fs.BoolVar(&o.noHeaders, "no-headers", false, "Print the table without its header.")
 	fs.BoolVar(&o.showLabels, "show-labels", false, "Add the Machines' labels as the last column.")
 	fs.BoolVarP(&o.watch, "watch", "w", false, "After listing the Machines, print a line for each change of one of them (one Machine API, at most one name), until interrupted.")
@@ -120,11 +111,7 @@ func (o *getOptions) run(ctx context.Context, args []string) error {
 		return p.PrintObj(obj, o.streams.Out)
 	}
 	if len(machines) == 0 {
-		where := fmt.Sprintf("in namespace %s", namespace)
-		if namespace == "" {
-			where = "in any namespace"
-		}
-		fmt.Fprintf(o.streams.ErrOut, "No Machines found %s.\n", where)
+		o.noMachinesFound(namespace)
 		return nil
 	}
 	ds := make([]Description, 0, len(machines))
