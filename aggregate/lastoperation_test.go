@@ -264,6 +264,15 @@ func TestLastOperation(t *testing.T) {
 			want: op(healthCheck, failed, "Terminal failure: InfrastructureReady is False (InfrastructureFailed): host lost", observed),
 		},
 		{
+			name: "3 HealthCheck Failed: of two terminal reasons of equal rank, the first in catalog order is reported",
+			m: machine(conds(
+				cond(infraReady, F, v1alpha1.MachineInfrastructureFailedReason, 31, "host lost"),
+				cond(bootstrapReady, F, v1alpha1.MachineBootstrapFailedReason, 32, "cloud-init failed"),
+				nodeOK,
+			), created),
+			want: op(healthCheck, failed, "Terminal failure: BootstrapConfigReady is False (BootstrapFailed): cloud-init failed", observed),
+		},
+		{
 			name: "3 Update Failed from UpdateFailed, which wins over other terminal signals",
 			m: machine(conds(
 				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckUnhealthyNodeReason, 30),
