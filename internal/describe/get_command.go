@@ -101,14 +101,7 @@ func (o *getOptions) run(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		var p printers.ResourcePrinter = &printers.JSONPrinter{}
-		switch o.output {
-		case OutputYAML:
-			p = &printers.YAMLPrinter{}
-		case OutputName:
-			p = &printers.NamePrinter{}
-		}
-		return p.PrintObj(obj, o.streams.Out)
+		return objectPrinter(o.output).PrintObj(obj, o.streams.Out)
 	}
 	if len(machines) == 0 {
 		o.noMachinesFound(namespace)
@@ -133,4 +126,16 @@ func (o *getOptions) run(ctx context.Context, args []string) error {
 		fmt.Fprintln(o.streams.ErrOut, NoHistoryFootnote)
 	}
 	return nil
+}
+
+// objectPrinter returns the printer of output OutputJSON (the default), OutputYAML or
+// OutputName, for Machines as the API server returned them.
+func objectPrinter(output string) printers.ResourcePrinter {
+	switch output {
+	case OutputYAML:
+		return &printers.YAMLPrinter{}
+	case OutputName:
+		return &printers.NamePrinter{}
+	}
+	return &printers.JSONPrinter{}
 }

@@ -11,10 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/cli-runtime/pkg/printers"
 	toolscache "k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 )
@@ -124,15 +122,7 @@ func (p *watchPrinter) print(u *unstructured.Unstructured, api schema.GroupVersi
 	o := p.o
 	switch o.output {
 	case OutputJSON, OutputYAML, OutputName:
-		var printer printers.ResourcePrinter = &printers.JSONPrinter{}
-		switch o.output {
-		case OutputYAML:
-			printer = &printers.YAMLPrinter{}
-		case OutputName:
-			printer = &printers.NamePrinter{}
-		}
-		var obj runtime.Object = u
-		return printer.PrintObj(obj, o.streams.Out)
+		return objectPrinter(o.output).PrintObj(u, o.streams.Out)
 	}
 	m, err := convert(u, api)
 	if err != nil {
