@@ -43,3 +43,20 @@ func TestHealthCheckSpec(t *testing.T) {
 		})
 	}
 }
+
+// TestHealthCheckStatusAbsentWhenNothingUnhealthy checks that status.healthCheck, what the
+// health check remembers between reconciles, is absent once the Node has no unhealthy condition
+// to remember (not an empty record), whether or not one was remembered before.
+func TestHealthCheckStatusAbsentWhenNothingUnhealthy(t *testing.T) {
+	for _, remembered := range []bool{false, true} {
+		m := &v1alpha1.Machine{}
+		if remembered {
+			seenAt(m, corev1.NodeReady, corev1.ConditionFalse, at(-60), at(-60))
+		}
+		w := &conditionWriter{m: m, opts: atInstant(at(0))}
+		setHealthCheckSucceededCondition(w, node(corev1.ConditionTrue, at(-30)), at(0))
+		if m.Status.HealthCheck != nil {
+			t.Errorf("remembered before: %v: status.healthCheck = %+v, want none", remembered, m.Status.HealthCheck)
+		}
+	}
+}
