@@ -35,7 +35,7 @@ const (
 // InfrastructureReady=Unknown with reason InfrastructureContractViolation and a bounded message
 // naming the field, and once the provider fixes the object the Machine moves on.
 func TestBadInfrastructureStatus(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	cases := []struct {
 		name   string
 		spec   map[string]any
@@ -74,8 +74,8 @@ func TestBadInfrastructureStatus(t *testing.T) {
 		name := fmt.Sprintf("bad-%d", i)
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			createInfra(t, ns, name, orEmpty(tc.spec), tc.status)
-			create(t, newMachine(ns, name))
+			env.CreateInfra(t, ns, name, orEmpty(tc.spec), tc.status)
+			env.Create(t, harness.NewMachine(ns, name))
 			prefix := "FakeMachine " + name + " does not follow the contract: " + tc.field
 			c := waitCondition(t, ns, name, v1alpha1.MachineInfrastructureReadyCondition, func(c *metav1.Condition) string {
 				if c.Status != metav1.ConditionUnknown || c.Reason != v1alpha1.MachineInfrastructureContractViolationReason {
@@ -91,20 +91,20 @@ func TestBadInfrastructureStatus(t *testing.T) {
 			}
 
 			// The provider fixes its object: the Machine moves on, nothing restarted.
-			u := getInfra(t, ns, name)
+			u := env.GetInfra(t, ns, name)
 			spec := map[string]any{}
 			u.Object["spec"] = spec
 			if err := k8s.Update(context.Background(), u); err != nil {
 				t.Fatal(err)
 			}
-			setInfraStatus(t, ns, name, map[string]any{"initialization": map[string]any{"provisioned": true}})
+			env.SetStatus(t, harness.InfraGVK, ns, name, map[string]any{"initialization": map[string]any{"provisioned": true}})
 			waitCondition(t, ns, name, v1alpha1.MachineInfrastructureReadyCondition, func(c *metav1.Condition) string {
 				if c.Reason != v1alpha1.MachineInfrastructureProvisionedReason {
 					return c.Reason + ": " + c.Message
 				}
 				return ""
 			})
-			checkStatusLimits(t, getMachine(t, ns, name))
+			checkStatusLimits(t, env.GetMachine(t, ns, name))
 		})
 	}
 }
@@ -112,24 +112,24 @@ func TestBadInfrastructureStatus(t *testing.T) {
 // TestHugeMessagesFromReferencedObjects: a 1 MiB failureMessage or Ready condition message on
 // the infrastructure object ends in bounded messages everywhere in the Machine's status.
 func TestHugeMessagesFromReferencedObjects(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	huge := strings.Repeat("é", 512*1024) // 1 MiB of two-byte runes: a cut must respect UTF-8
 
-	createInfra(t, ns, "failed", map[string]any{}, map[string]any{"failureReason": huge[:2048], "failureMessage": huge})
-	create(t, newMachine(ns, "failed"))
-	m := waitPhase(t, ns, "failed", v1alpha1.MachinePhaseFailed)
+	env.CreateInfra(t, ns, "failed", map[string]any{}, map[string]any{"failureReason": huge[:2048], "failureMessage": huge})
+	env.Create(t, harness.NewMachine(ns, "failed"))
+	m := env.WaitPhase(t, ns, "failed", v1alpha1.MachinePhaseFailed)
 	if r := conditions.GetReason(m, v1alpha1.MachineInfrastructureReadyCondition); r != v1alpha1.MachineInfrastructureFailedReason {
-		t.Fatalf("InfrastructureReady reason %q: %s", r, describe(m))
+		t.Fatalf("InfrastructureReady reason %q: %s", r, harness.Describe(m))
 	}
 	checkStatusLimits(t, m)
 
-	createInfra(t, ns, "slow", map[string]any{}, map[string]any{
+	env.CreateInfra(t, ns, "slow", map[string]any{}, map[string]any{
 		"initialization": map[string]any{"provisioned": false},
 		"conditions": []any{map[string]any{
 			"type": "Ready", "status": "False", "reason": "Waiting", "message": huge, "lastTransitionTime": "2026-05-01T12:00:00Z",
 		}},
 	})
-	create(t, newMachine(ns, "slow"))
+	env.Create(t, harness.NewMachine(ns, "slow"))
 	// The object is created, then its status is set: wait for the status.
 	waitCondition(t, ns, "slow", v1alpha1.MachineInfrastructureReadyCondition, func(c *metav1.Condition) string {
 		if c.Reason != v1alpha1.MachineInfrastructureNotProvisionedReason ||
@@ -138,16 +138,16 @@ func TestHugeMessagesFromReferencedObjects(t *testing.T) {
 		}
 		return ""
 	})
-	checkStatusLimits(t, getMachine(t, ns, "slow"))
+	checkStatusLimits(t, env.GetMachine(t, ns, "slow"))
 }
 
 // TestMissingReferencedObjects: a missing infrastructure object or bootstrap config is
 // …DoesNotExist (Unknown), and creating it moves the Machine on.
 func TestMissingReferencedObjects(t *testing.T) {
-	ns := newNamespace(t)
-	m := newMachine(ns, "later")
-	m.Spec.Bootstrap = &v1alpha1.Bootstrap{ConfigRef: &v1alpha1.ContractVersionedObjectReference{APIGroup: infraGroup, Kind: infraKind, Name: "later-boot"}}
-	create(t, m)
+	ns := env.Namespace(t)
+	m := harness.NewMachine(ns, "later")
+	m.Spec.Bootstrap = &v1alpha1.Bootstrap{ConfigRef: &v1alpha1.ContractVersionedObjectReference{APIGroup: harness.InfraGroup, Kind: harness.InfraKind, Name: "later-boot"}}
+	env.Create(t, m)
 	waitCondition(t, ns, "later", v1alpha1.MachineInfrastructureReadyCondition, func(c *metav1.Condition) string {
 		if c.Status != metav1.ConditionUnknown || c.Reason != v1alpha1.MachineInfrastructureDoesNotExistReason || c.Message != "FakeMachine later does not exist" {
 			return c.Reason + ": " + c.Message
@@ -161,7 +161,7 @@ func TestMissingReferencedObjects(t *testing.T) {
 		return ""
 	})
 
-	createInfra(t, ns, "later-boot", map[string]any{}, map[string]any{"ready": "yes"})
+	env.CreateInfra(t, ns, "later-boot", map[string]any{}, map[string]any{"ready": "yes"})
 	waitCondition(t, ns, "later", v1alpha1.MachineBootstrapConfigReadyCondition, func(c *metav1.Condition) string {
 		if c.Reason != v1alpha1.MachineBootstrapConfigContractViolationReason ||
 			c.Message != "FakeMachine later-boot does not follow the contract: status.ready: must be a boolean, not a string" {
@@ -169,11 +169,11 @@ func TestMissingReferencedObjects(t *testing.T) {
 		}
 		return ""
 	})
-	setInfraStatus(t, ns, "later-boot", map[string]any{"initialization": map[string]any{"dataSecretCreated": true}})
-	createInfra(t, ns, "later", map[string]any{}, map[string]any{"initialization": map[string]any{"provisioned": true}})
-	m = waitPhase(t, ns, "later", v1alpha1.MachinePhaseProvisioned)
+	env.SetStatus(t, harness.InfraGVK, ns, "later-boot", map[string]any{"initialization": map[string]any{"dataSecretCreated": true}})
+	env.CreateInfra(t, ns, "later", map[string]any{}, map[string]any{"initialization": map[string]any{"provisioned": true}})
+	m = env.WaitPhase(t, ns, "later", v1alpha1.MachinePhaseProvisioned)
 	if r := conditions.GetReason(m, v1alpha1.MachineBootstrapConfigReadyCondition); r != v1alpha1.MachineBootstrapDataSecretCreatedReason {
-		t.Fatalf("BootstrapConfigReady reason %q: %s", r, describe(m))
+		t.Fatalf("BootstrapConfigReady reason %q: %s", r, harness.Describe(m))
 	}
 }
 
@@ -182,19 +182,19 @@ func TestMissingReferencedObjects(t *testing.T) {
 // once the CRDs are installed the Machine moves on by itself, without a change to the Machine
 // or a restart of the manager.
 func TestKindInstalledLater(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	// Fresh kinds on every run (-count=N); the groups are those the manager's role may read.
 	suffix := utilrand.String(6)
-	infra := schema.GroupVersionKind{Group: infraGroup, Version: "v1beta2", Kind: "Late" + kindSuffix(suffix) + "Machine"}
+	infra := schema.GroupVersionKind{Group: harness.InfraGroup, Version: "v1beta2", Kind: "Late" + kindSuffix(suffix) + "Machine"}
 	boot := schema.GroupVersionKind{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta2", Kind: "Late" + kindSuffix(suffix) + "Config"}
 
-	m := newMachine(ns, "late")
+	m := harness.NewMachine(ns, "late")
 	m.Spec.InfrastructureRef = v1alpha1.ContractVersionedObjectReference{APIGroup: infra.Group, Kind: infra.Kind, Name: "late"}
 	m.Spec.Bootstrap = &v1alpha1.Bootstrap{ConfigRef: &v1alpha1.ContractVersionedObjectReference{APIGroup: boot.Group, Kind: boot.Kind, Name: "late"}}
-	create(t, m)
+	env.Create(t, m)
 	crdScheme := runtime.NewScheme()
 	utilruntime.Must(apiextensionsv1.AddToScheme(crdScheme))
-	crds, err := client.New(cp.Config, client.Options{Scheme: crdScheme})
+	crds, err := client.New(env.Config, client.Options{Scheme: crdScheme})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestKindInstalledLater(t *testing.T) {
 			return ""
 		})
 	}
-	if p := getMachine(t, ns, "late").Status.Phase; p != v1alpha1.MachinePhasePending {
+	if p := env.GetMachine(t, ns, "late").Status.Phase; p != v1alpha1.MachinePhasePending {
 		t.Fatalf("phase %s, want Pending", p)
 	}
 
@@ -228,15 +228,15 @@ func TestKindInstalledLater(t *testing.T) {
 	var got *v1alpha1.Machine
 	// The CRD watch notices each kind at once, possibly before its object exists: wait for both.
 	harness.Wait(t, badRefTimeout, "the Machine to notice the new kinds", func(context.Context) (bool, string) {
-		got = getMachine(t, ns, "late")
+		got = env.GetMachine(t, ns, "late")
 		if got.Status.Phase != v1alpha1.MachinePhaseProvisioned ||
 			conditions.GetReason(got, v1alpha1.MachineBootstrapConfigReadyCondition) != v1alpha1.MachineBootstrapDataSecretCreatedReason {
-			return false, describe(got)
+			return false, harness.Describe(got)
 		}
 		return true, ""
 	})
 	if r := conditions.GetReason(got, v1alpha1.MachineBootstrapConfigReadyCondition); r != v1alpha1.MachineBootstrapDataSecretCreatedReason {
-		t.Fatalf("BootstrapConfigReady reason %q: %s", r, describe(got))
+		t.Fatalf("BootstrapConfigReady reason %q: %s", r, harness.Describe(got))
 	}
 
 	// The new kinds are watched: a change to the object reaches the Machine at once.
@@ -249,7 +249,7 @@ func TestKindInstalledLater(t *testing.T) {
 	if err := k8s.Status().Update(context.Background(), u); err != nil {
 		t.Fatal(err)
 	}
-	waitPhase(t, ns, "late", v1alpha1.MachinePhaseFailed)
+	env.WaitPhase(t, ns, "late", v1alpha1.MachinePhaseFailed)
 }
 
 // waitCondition waits until the Machine has a condition of type ct for which check returns "",
@@ -258,9 +258,9 @@ func waitCondition(t *testing.T, ns, name, ct string, check func(*metav1.Conditi
 	t.Helper()
 	var c *metav1.Condition
 	harness.Wait(t, badRefTimeout, ct, func(context.Context) (bool, string) {
-		m := getMachine(t, ns, name)
+		m := env.GetMachine(t, ns, name)
 		if c = conditions.Get(m, ct); c == nil {
-			return false, describe(m)
+			return false, harness.Describe(m)
 		}
 		if why := check(c); why != "" {
 			return false, ct + " " + string(c.Status) + " " + why
@@ -289,7 +289,7 @@ func checkStatusLimits(t *testing.T, m *v1alpha1.Machine) {
 
 // preservingCRD is a namespaced CRD for gvk with any schema and a status subresource.
 func preservingCRD(gvk schema.GroupVersionKind) *apiextensionsv1.CustomResourceDefinition {
-	crd := fakeInfraCRD()
+	crd := harness.FakeMachineCRD()
 	plural := strings.ToLower(gvk.Kind) + "s"
 	crd.Name = plural + "." + gvk.Group
 	crd.Spec.Group = gvk.Group

@@ -32,7 +32,7 @@ import (
 // the Machines move on by themselves.
 func TestForbiddenKind(t *testing.T) {
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	suffix := kindSuffix(utilrand.String(6))
 	infra := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Forbidden" + suffix + "Machine"}
 	boot := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Forbidden" + suffix + "Config"}
@@ -53,10 +53,10 @@ func TestForbiddenKind(t *testing.T) {
 	reviewsBefore, start := managerRequests.count(isReview), time.Now()
 	const machines = 5
 	for i := range machines {
-		m := newMachine(ns, fmt.Sprintf("fm-%d", i))
+		m := harness.NewMachine(ns, fmt.Sprintf("fm-%d", i))
 		m.Spec.InfrastructureRef = v1alpha1.ContractVersionedObjectReference{APIGroup: infra.Group, Kind: infra.Kind, Name: "fm"}
 		m.Spec.Bootstrap = &v1alpha1.Bootstrap{ConfigRef: &v1alpha1.ContractVersionedObjectReference{APIGroup: boot.Group, Kind: boot.Kind, Name: "fm"}}
-		create(t, m)
+		env.Create(t, m)
 	}
 	infraPlural, bootPlural := strings.ToLower(infra.Kind)+"s", strings.ToLower(boot.Kind)+"s"
 	for i := range machines {
@@ -78,16 +78,16 @@ func TestForbiddenKind(t *testing.T) {
 				return ""
 			})
 		}
-		got := getMachine(t, ns, name)
+		got := env.GetMachine(t, ns, name)
 		checkStatusLimits(t, got)
 		if got.Status.Phase != v1alpha1.MachinePhasePending {
-			t.Fatalf("%s: phase %s, want Pending: %s", name, got.Status.Phase, describe(got))
+			t.Fatalf("%s: phase %s, want Pending: %s", name, got.Status.Phase, harness.Describe(got))
 		}
 	}
 
 	// Not stuck: a spec change of such a Machine is reconciled.
-	updateMachine(t, ns, "fm-0", func(m *v1alpha1.Machine) { m.Spec.Standby = true })
-	waitPhase(t, ns, "fm-0", v1alpha1.MachinePhaseStandby)
+	env.UpdateMachine(t, ns, "fm-0", func(m *v1alpha1.Machine) { m.Spec.Standby = true })
+	env.WaitPhase(t, ns, "fm-0", v1alpha1.MachinePhaseStandby)
 
 	// No list or watch of the forbidden kinds was ever sent, and the access reviews stayed
 	// within one pair (list, watch) per kind, scope (all namespaces, the Machines' namespace)
@@ -114,7 +114,7 @@ func TestForbiddenKind(t *testing.T) {
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: managerUser}},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: harness.ManagerUser}},
 	}
 	for _, o := range []client.Object{role, binding} {
 		if err := admin.Create(ctx, o); err != nil {
@@ -122,17 +122,17 @@ func TestForbiddenKind(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = admin.Delete(context.Background(), o) })
 	}
-	updateMachine(t, ns, "fm-0", func(m *v1alpha1.Machine) { m.Spec.Standby = false })
+	env.UpdateMachine(t, ns, "fm-0", func(m *v1alpha1.Machine) { m.Spec.Standby = false })
 	for i := range machines {
 		name := fmt.Sprintf("fm-%d", i)
 		var got *v1alpha1.Machine
 		harness.Wait(t, badRefTimeout, name+" to read its references once allowed", func(context.Context) (bool, string) {
-			got = getMachine(t, ns, name)
+			got = env.GetMachine(t, ns, name)
 			if got.Status.Phase != v1alpha1.MachinePhaseProvisioned {
-				return false, describe(got)
+				return false, harness.Describe(got)
 			}
 			if r := conditions.GetReason(got, v1alpha1.MachineBootstrapConfigReadyCondition); r != v1alpha1.MachineBootstrapDataSecretCreatedReason {
-				return false, describe(got)
+				return false, harness.Describe(got)
 			}
 			return true, ""
 		})
@@ -149,7 +149,7 @@ func crdRBACAdmin(t *testing.T) client.Client {
 	s := runtime.NewScheme()
 	utilruntime.Must(apiextensionsv1.AddToScheme(s))
 	utilruntime.Must(rbacv1.AddToScheme(s))
-	admin, err := client.New(cp.Config, client.Options{Scheme: s})
+	admin, err := client.New(env.Config, client.Options{Scheme: s})
 	if err != nil {
 		t.Fatal(err)
 	}

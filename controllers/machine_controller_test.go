@@ -19,21 +19,21 @@ import (
 // objects, checking the phase, the lastOperation and the deciding conditions at each step.
 func TestLifecycle(t *testing.T) {
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	name := "m1"
 	node := ns + "-node"
 	pid := "fake://" + ns + "/m1"
 
-	m := newMachine(ns, name)
+	m := harness.NewMachine(ns, name)
 	m.Spec.Version = "v1.36.3"
 	m.Finalizers = []string{"example.com/keep"} // another controller's, to watch Deleting/Deleted
-	create(t, m)
+	env.Create(t, m)
 
 	step := func(want v1alpha1.MachinePhase, op v1alpha1.MachineOperationType, state v1alpha1.MachineOperationState) *v1alpha1.Machine {
 		t.Helper()
-		got := waitPhase(t, ns, name, want)
+		got := env.WaitPhase(t, ns, name, want)
 		if got.Status.LastOperation == nil || got.Status.LastOperation.Type != op || got.Status.LastOperation.State != state {
-			t.Fatalf("phase %s: want lastOperation %s/%s, got %s", want, op, state, describe(got))
+			t.Fatalf("phase %s: want lastOperation %s/%s, got %s", want, op, state, harness.Describe(got))
 		}
 		if got.Status.ObservedGeneration != got.Generation {
 			t.Fatalf("phase %s: observedGeneration %d, generation %d", want, got.Status.ObservedGeneration, got.Generation)
@@ -49,39 +49,39 @@ func TestLifecycle(t *testing.T) {
 		t.Fatal("Ready is True with nothing provisioned")
 	}
 
-	createInfra(t, ns, name, map[string]any{}, map[string]any{"initialization": map[string]any{"provisioned": false}})
+	env.CreateInfra(t, ns, name, map[string]any{}, map[string]any{"initialization": map[string]any{"provisioned": false}})
 	step(v1alpha1.MachinePhaseProvisioning, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
 
 	// v1beta1 contract field status.ready, with spec.providerID.
-	u := getInfra(t, ns, name)
+	u := env.GetInfra(t, ns, name)
 	u.Object["spec"] = map[string]any{"providerID": pid}
 	if err := k8s.Update(ctx, u); err != nil {
 		t.Fatal(err)
 	}
-	setInfraStatus(t, ns, name, map[string]any{"ready": true})
+	env.SetStatus(t, harness.InfraGVK, ns, name, map[string]any{"ready": true})
 	got = step(v1alpha1.MachinePhaseProvisioned, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
 	if got.Status.ProviderID != pid {
 		t.Fatalf("status.providerID %q, want %q", got.Status.ProviderID, pid)
 	}
 
-	createNode(t, node, pid, "v1.36.3", corev1.ConditionTrue, time.Now())
+	env.CreateNode(t, node, pid, "v1.36.3", corev1.ConditionTrue, time.Now())
 	got = step(v1alpha1.MachinePhaseRunning, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful)
 	if got.Status.NodeRef == nil || got.Status.NodeRef.Name != node {
 		t.Fatalf("nodeRef %+v, want %s", got.Status.NodeRef, node)
 	}
 	if !conditions.IsTrue(got, v1alpha1.MachineReadyCondition) {
-		t.Fatalf("Ready not True when Running: %s", describe(got))
+		t.Fatalf("Ready not True when Running: %s", harness.Describe(got))
 	}
 
 	// NotReady just now: inside the default 5m timeout.
-	updateNode(t, node, func(n *corev1.Node) {
-		n.Status.Conditions = []corev1.NodeCondition{readyCondition(corev1.ConditionFalse, time.Now())}
+	env.UpdateNode(t, node, func(n *corev1.Node) {
+		n.Status.Conditions = []corev1.NodeCondition{harness.ReadyCondition(corev1.ConditionFalse, time.Now())}
 	})
 	step(v1alpha1.MachinePhaseUnknown, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateProcessing)
 
 	// NotReady for longer than the timeout, shortened to 2 s (the timer counts from when the
 	// controller saw the Node turn, never from the Node's own time).
-	updateMachine(t, ns, name, func(m *v1alpha1.Machine) {
+	env.UpdateMachine(t, ns, name, func(m *v1alpha1.Machine) {
 		m.Spec.HealthCheck = &v1alpha1.MachineHealthCheck{UnhealthyNodeConditions: []v1alpha1.UnhealthyNodeCondition{
 			{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: 2},
 		}}
@@ -91,46 +91,46 @@ func TestLifecycle(t *testing.T) {
 		t.Fatalf("HealthCheckSucceeded reason %q", r)
 	}
 
-	updateNode(t, node, func(n *corev1.Node) {
-		n.Status.Conditions = []corev1.NodeCondition{readyCondition(corev1.ConditionTrue, time.Now())}
+	env.UpdateNode(t, node, func(n *corev1.Node) {
+		n.Status.Conditions = []corev1.NodeCondition{harness.ReadyCondition(corev1.ConditionTrue, time.Now())}
 	})
 	step(v1alpha1.MachinePhaseRunning, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateSuccessful)
 
-	updateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Version = "v1.36.4" })
+	env.UpdateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Version = "v1.36.4" })
 	step(v1alpha1.MachinePhaseUpdating, v1alpha1.MachineOperationUpdate, v1alpha1.MachineOperationStateProcessing)
-	updateNode(t, node, func(n *corev1.Node) { n.Status.NodeInfo.KubeletVersion = "v1.36.4" })
+	env.UpdateNode(t, node, func(n *corev1.Node) { n.Status.NodeInfo.KubeletVersion = "v1.36.4" })
 	step(v1alpha1.MachinePhaseRunning, v1alpha1.MachineOperationUpdate, v1alpha1.MachineOperationStateSuccessful)
 
-	updateNode(t, node, func(n *corev1.Node) { n.Spec.Unschedulable = true })
+	env.UpdateNode(t, node, func(n *corev1.Node) { n.Spec.Unschedulable = true })
 	step(v1alpha1.MachinePhaseDraining, v1alpha1.MachineOperationDrainNode, v1alpha1.MachineOperationStateProcessing)
-	updateNode(t, node, func(n *corev1.Node) { n.Spec.Unschedulable = false })
+	env.UpdateNode(t, node, func(n *corev1.Node) { n.Spec.Unschedulable = false })
 	step(v1alpha1.MachinePhaseRunning, v1alpha1.MachineOperationDrainNode, v1alpha1.MachineOperationStateSuccessful)
 
-	updateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Standby = true })
+	env.UpdateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Standby = true })
 	step(v1alpha1.MachinePhaseStandby, v1alpha1.MachineOperationDrainNode, v1alpha1.MachineOperationStateSuccessful)
-	updateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Standby = false })
+	env.UpdateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Standby = false })
 	step(v1alpha1.MachinePhaseRunning, v1alpha1.MachineOperationDrainNode, v1alpha1.MachineOperationStateSuccessful)
 
 	// Terminal provider failure.
-	setInfraStatus(t, ns, name, map[string]any{"ready": true, "failureReason": "InsufficientCapacity", "failureMessage": "no hosts left"})
+	env.SetStatus(t, harness.InfraGVK, ns, name, map[string]any{"ready": true, "failureReason": "InsufficientCapacity", "failureMessage": "no hosts left"})
 	got = step(v1alpha1.MachinePhaseFailed, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateFailed)
 	if r := conditions.GetReason(got, v1alpha1.MachineInfrastructureReadyCondition); r != v1alpha1.MachineInfrastructureFailedReason {
 		t.Fatalf("InfrastructureReady reason %q", r)
 	}
-	setInfraStatus(t, ns, name, map[string]any{"ready": true})
+	env.SetStatus(t, harness.InfraGVK, ns, name, map[string]any{"ready": true})
 	step(v1alpha1.MachinePhaseRunning, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateSuccessful)
 
 	// Deletion: the steps follow what still exists.
-	if err := k8s.Delete(ctx, getMachine(t, ns, name)); err != nil {
+	if err := k8s.Delete(ctx, env.GetMachine(t, ns, name)); err != nil {
 		t.Fatal(err)
 	}
 	got = step(v1alpha1.MachinePhaseDeleting, v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateProcessing)
 	if r := conditions.GetReason(got, v1alpha1.MachineDeletingCondition); r != v1alpha1.MachineDeletingDrainingNodeReason {
 		t.Fatalf("Deleting reason %q", r)
 	}
-	deleteInfra(t, ns, name)
-	harness.Wait(t, waitTimeout, "WaitingForNodeDeletion", func(context.Context) (bool, string) {
-		if r := conditions.GetReason(getMachine(t, ns, name), v1alpha1.MachineDeletingCondition); r != v1alpha1.MachineDeletingWaitingForNodeDeletionReason {
+	env.DeleteInfra(t, ns, name)
+	harness.Wait(t, harness.MachineTimeout, "WaitingForNodeDeletion", func(context.Context) (bool, string) {
+		if r := conditions.GetReason(env.GetMachine(t, ns, name), v1alpha1.MachineDeletingCondition); r != v1alpha1.MachineDeletingWaitingForNodeDeletionReason {
 			return false, r
 		}
 		return true, ""
@@ -141,8 +141,8 @@ func TestLifecycle(t *testing.T) {
 	step(v1alpha1.MachinePhaseDeleted, v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateSuccessful)
 
 	// No finalizer of our own: once the other controller's is removed, the Machine is gone.
-	updateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Finalizers = nil })
-	harness.Wait(t, waitTimeout, "the Machine to be gone", func(context.Context) (bool, string) {
+	env.UpdateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Finalizers = nil })
+	harness.Wait(t, harness.MachineTimeout, "the Machine to be gone", func(context.Context) (bool, string) {
 		err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &v1alpha1.Machine{})
 		if apierrors.IsNotFound(err) {
 			return true, ""

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // TestNamespacedGrant: an infrastructure kind the manager may read only through a RoleBinding in
@@ -27,7 +28,7 @@ import (
 //   - The RoleBinding created again: the Machine in A reads its object again.
 func TestNamespacedGrant(t *testing.T) {
 	ctx := context.Background()
-	a, b := newNamespace(t), newNamespace(t)
+	a, b := env.Namespace(t), env.Namespace(t)
 	infra := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Granted" + kindSuffix(utilrand.String(6)) + "Machine"}
 	plural := strings.ToLower(infra.Kind) + "s"
 	admin := crdRBACAdmin(t)
@@ -44,7 +45,7 @@ func TestNamespacedGrant(t *testing.T) {
 		return &rbacv1.RoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Namespace: a, Name: "manager-infra-reader"},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: managerUser}},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: harness.ManagerUser}},
 		}
 	}
 	for _, o := range []client.Object{role, binding()} {
@@ -55,9 +56,9 @@ func TestNamespacedGrant(t *testing.T) {
 	notProvisioned := map[string]any{"initialization": map[string]any{"provisioned": false}}
 	for _, ns := range []string{a, b} {
 		createLater(t, infra, ns, "m", notProvisioned)
-		m := newMachine(ns, "m")
+		m := harness.NewMachine(ns, "m")
 		m.Spec.InfrastructureRef = v1alpha1.ContractVersionedObjectReference{APIGroup: infra.Group, Kind: infra.Kind, Name: "m"}
-		create(t, m)
+		env.Create(t, m)
 	}
 	forbiddenIn := func(ns string) func(*metav1.Condition) string {
 		msg := fmt.Sprintf("cannot read %s m: RBAC forbids the manager to list and watch %s.%s in namespace %s nor in all namespaces; grant it get, list and watch on them in %s (a RoleBinding) or in all namespaces; checking again every 2s",
@@ -79,8 +80,8 @@ func TestNamespacedGrant(t *testing.T) {
 	waitCondition(t, a, "m", v1alpha1.MachineInfrastructureReadyCondition, readable)
 	waitCondition(t, b, "m", v1alpha1.MachineInfrastructureReadyCondition, forbiddenIn(b))
 	// A change of the object in A reaches its Machine through the namespace's watch.
-	setStatus(t, infra, a, "m", map[string]any{"initialization": map[string]any{"provisioned": true}})
-	waitPhase(t, a, "m", v1alpha1.MachinePhaseProvisioned)
+	env.SetStatus(t, infra, a, "m", map[string]any{"initialization": map[string]any{"provisioned": true}})
+	env.WaitPhase(t, a, "m", v1alpha1.MachinePhaseProvisioned)
 	requests := func(where string) int {
 		return managerRequests.count(func(method, path string) bool {
 			return method == "GET" && strings.HasSuffix(path, where+"/"+plural)

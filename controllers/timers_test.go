@@ -23,22 +23,22 @@ func TestHealthCheckRequeuesAtDeadline(t *testing.T) {
 		skew time.Duration
 	}{{"same clock", 0}, {"Node clock ahead", time.Hour}, {"Node clock behind", -time.Hour}} {
 		t.Run(c.name, func(t *testing.T) {
-			ns := newNamespace(t)
+			ns := env.Namespace(t)
 			pid := "fake://" + ns + "/skew"
-			createInfra(t, ns, "skew", map[string]any{"providerID": pid}, provisionedStatus)
-			createNode(t, ns+"-skew", pid, "v1.36.3", corev1.ConditionTrue, time.Now().Add(c.skew))
-			m := newMachine(ns, "skew")
+			env.CreateInfra(t, ns, "skew", map[string]any{"providerID": pid}, provisionedStatus)
+			env.CreateNode(t, ns+"-skew", pid, "v1.36.3", corev1.ConditionTrue, time.Now().Add(c.skew))
+			m := harness.NewMachine(ns, "skew")
 			m.Spec.HealthCheck = &v1alpha1.MachineHealthCheck{UnhealthyNodeConditions: []v1alpha1.UnhealthyNodeCondition{
 				{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: 3},
 			}}
-			create(t, m)
-			waitPhase(t, ns, "skew", v1alpha1.MachinePhaseRunning)
+			env.Create(t, m)
+			env.WaitPhase(t, ns, "skew", v1alpha1.MachinePhaseRunning)
 
 			flipped := time.Now()
-			updateNode(t, ns+"-skew", func(n *corev1.Node) {
-				n.Status.Conditions = []corev1.NodeCondition{readyCondition(corev1.ConditionFalse, flipped.Add(c.skew))}
+			env.UpdateNode(t, ns+"-skew", func(n *corev1.Node) {
+				n.Status.Conditions = []corev1.NodeCondition{harness.ReadyCondition(corev1.ConditionFalse, flipped.Add(c.skew))}
 			})
-			got := waitPhase(t, ns, "skew", v1alpha1.MachinePhaseFailed)
+			got := env.WaitPhase(t, ns, "skew", v1alpha1.MachinePhaseFailed)
 			hc := conditions.Get(got, v1alpha1.MachineHealthCheckSucceededCondition)
 			if hc.Reason != v1alpha1.MachineHealthCheckUnhealthyNodeReason {
 				t.Fatalf("HealthCheckSucceeded reason %q", hc.Reason)
@@ -58,49 +58,49 @@ func TestHealthCheckRequeuesAtDeadline(t *testing.T) {
 // TestPausedRewritesNothingElse: with the paused annotation only Paused changes, even when the
 // world does; without it, the status catches up.
 func TestPausedRewritesNothingElse(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	pid := "fake://" + ns + "/p"
-	createInfra(t, ns, "p", map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
-	createNode(t, ns+"-p", pid, "v1.36.3", corev1.ConditionTrue, time.Now())
-	create(t, newMachine(ns, "p"))
-	waitPhase(t, ns, "p", v1alpha1.MachinePhaseRunning)
+	env.CreateInfra(t, ns, "p", map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
+	env.CreateNode(t, ns+"-p", pid, "v1.36.3", corev1.ConditionTrue, time.Now())
+	env.Create(t, harness.NewMachine(ns, "p"))
+	env.WaitPhase(t, ns, "p", v1alpha1.MachinePhaseRunning)
 
-	updateMachine(t, ns, "p", func(m *v1alpha1.Machine) {
+	env.UpdateMachine(t, ns, "p", func(m *v1alpha1.Machine) {
 		m.Annotations = map[string]string{v1alpha1.PausedAnnotation: ""}
 	})
 	var paused *v1alpha1.Machine
-	harness.Wait(t, waitTimeout, "Paused=True", func(context.Context) (bool, string) {
-		paused = getMachine(t, ns, "p")
+	harness.Wait(t, harness.MachineTimeout, "Paused=True", func(context.Context) (bool, string) {
+		paused = env.GetMachine(t, ns, "p")
 		if !conditions.IsTrue(paused, v1alpha1.MachinePausedCondition) {
-			return false, describe(paused)
+			return false, harness.Describe(paused)
 		}
 		return true, ""
 	})
-	updateNode(t, ns+"-p", func(n *corev1.Node) { n.Spec.Unschedulable = true })
+	env.UpdateNode(t, ns+"-p", func(n *corev1.Node) { n.Spec.Unschedulable = true })
 	time.Sleep(2 * time.Second) // give a (wrong) reconcile time to happen
-	if got := getMachine(t, ns, "p"); got.Status.Phase != v1alpha1.MachinePhaseRunning || conditions.IsTrue(got, v1alpha1.MachineDrainingCondition) {
-		t.Fatalf("a paused Machine was rewritten: %s", describe(got))
+	if got := env.GetMachine(t, ns, "p"); got.Status.Phase != v1alpha1.MachinePhaseRunning || conditions.IsTrue(got, v1alpha1.MachineDrainingCondition) {
+		t.Fatalf("a paused Machine was rewritten: %s", harness.Describe(got))
 	}
 
-	updateMachine(t, ns, "p", func(m *v1alpha1.Machine) { m.Annotations = nil })
-	got := waitPhase(t, ns, "p", v1alpha1.MachinePhaseDraining)
+	env.UpdateMachine(t, ns, "p", func(m *v1alpha1.Machine) { m.Annotations = nil })
+	got := env.WaitPhase(t, ns, "p", v1alpha1.MachinePhaseDraining)
 	if !conditions.IsFalse(got, v1alpha1.MachinePausedCondition) {
-		t.Fatalf("Paused not False after unpausing: %s", describe(got))
+		t.Fatalf("Paused not False after unpausing: %s", harness.Describe(got))
 	}
 }
 
 // TestUnreadableReferences: a malformed infrastructure status, a kind the API server does not
 // serve, and a bootstrap config read through the contract all end in clear conditions.
 func TestUnreadableReferences(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 
-	createInfra(t, ns, "bad", map[string]any{}, map[string]any{"ready": "yes"})
-	create(t, newMachine(ns, "bad"))
-	harness.Wait(t, waitTimeout, "InfrastructureContractViolation", func(context.Context) (bool, string) {
-		m := getMachine(t, ns, "bad")
+	env.CreateInfra(t, ns, "bad", map[string]any{}, map[string]any{"ready": "yes"})
+	env.Create(t, harness.NewMachine(ns, "bad"))
+	harness.Wait(t, harness.MachineTimeout, "InfrastructureContractViolation", func(context.Context) (bool, string) {
+		m := env.GetMachine(t, ns, "bad")
 		c := conditions.Get(m, v1alpha1.MachineInfrastructureReadyCondition)
 		if c == nil || c.Reason != v1alpha1.MachineInfrastructureContractViolationReason || c.Status != "Unknown" {
-			return false, describe(m)
+			return false, harness.Describe(m)
 		}
 		if want := "FakeMachine bad does not follow the contract: status.ready"; len(c.Message) < len(want) || c.Message[:len(want)] != want {
 			return false, "message: " + c.Message
@@ -108,25 +108,25 @@ func TestUnreadableReferences(t *testing.T) {
 		return true, ""
 	})
 
-	m := newMachine(ns, "nokind")
+	m := harness.NewMachine(ns, "nokind")
 	m.Spec.InfrastructureRef.Kind = "NotInstalled"
-	create(t, m)
-	harness.Wait(t, waitTimeout, "kind not served", func(context.Context) (bool, string) {
-		got := getMachine(t, ns, "nokind")
+	env.Create(t, m)
+	harness.Wait(t, harness.MachineTimeout, "kind not served", func(context.Context) (bool, string) {
+		got := env.GetMachine(t, ns, "nokind")
 		if conditions.GetReason(got, v1alpha1.MachineInfrastructureReadyCondition) != v1alpha1.MachineInfrastructureKindNotServedReason {
-			return false, describe(got)
+			return false, harness.Describe(got)
 		}
 		return true, ""
 	})
 
 	// Any kind can be a bootstrap config: here a FakeMachine with the v1beta2 bootstrap fields.
-	createInfra(t, ns, "boot", map[string]any{}, map[string]any{"initialization": map[string]any{"dataSecretCreated": true}, "dataSecretName": "boot-data"})
-	createInfra(t, ns, "withboot", map[string]any{}, map[string]any{"initialization": map[string]any{"provisioned": false}})
-	m = newMachine(ns, "withboot")
-	m.Spec.Bootstrap = &v1alpha1.Bootstrap{ConfigRef: &v1alpha1.ContractVersionedObjectReference{APIGroup: infraGroup, Kind: infraKind, Name: "boot"}}
-	create(t, m)
-	got := waitPhase(t, ns, "withboot", v1alpha1.MachinePhaseProvisioning)
+	env.CreateInfra(t, ns, "boot", map[string]any{}, map[string]any{"initialization": map[string]any{"dataSecretCreated": true}, "dataSecretName": "boot-data"})
+	env.CreateInfra(t, ns, "withboot", map[string]any{}, map[string]any{"initialization": map[string]any{"provisioned": false}})
+	m = harness.NewMachine(ns, "withboot")
+	m.Spec.Bootstrap = &v1alpha1.Bootstrap{ConfigRef: &v1alpha1.ContractVersionedObjectReference{APIGroup: harness.InfraGroup, Kind: harness.InfraKind, Name: "boot"}}
+	env.Create(t, m)
+	got := env.WaitPhase(t, ns, "withboot", v1alpha1.MachinePhaseProvisioning)
 	if r := conditions.GetReason(got, v1alpha1.MachineBootstrapConfigReadyCondition); r != v1alpha1.MachineBootstrapDataSecretCreatedReason {
-		t.Fatalf("BootstrapConfigReady reason %q: %s", r, describe(got))
+		t.Fatalf("BootstrapConfigReady reason %q: %s", r, harness.Describe(got))
 	}
 }

@@ -69,12 +69,12 @@ func countingReconciler(t *testing.T) (*controllers.MachineReconciler, *atomic.I
 // sends nothing, and that a real change sends exactly one write.
 func TestNoWriteWithoutChange(t *testing.T) {
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	pid := "fake://" + ns + "/idle"
-	createInfra(t, ns, "idle", map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
-	createNode(t, ns+"-idle", pid, "v1.36.3", corev1.ConditionTrue, time.Now())
-	create(t, newMachine(ns, "idle"))
-	before := waitPhase(t, ns, "idle", v1alpha1.MachinePhaseRunning)
+	env.CreateInfra(t, ns, "idle", map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
+	env.CreateNode(t, ns+"-idle", pid, "v1.36.3", corev1.ConditionTrue, time.Now())
+	env.Create(t, harness.NewMachine(ns, "idle"))
+	before := env.WaitPhase(t, ns, "idle", v1alpha1.MachinePhaseRunning)
 
 	r, writes := countingReconciler(t)
 	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "idle"}}
@@ -86,13 +86,13 @@ func TestNoWriteWithoutChange(t *testing.T) {
 	if n := writes.Load(); n != 0 {
 		t.Fatalf("20 reconciles of an unchanged Machine sent %d writes, want 0", n)
 	}
-	if after := getMachine(t, ns, "idle"); after.ResourceVersion != before.ResourceVersion {
+	if after := env.GetMachine(t, ns, "idle"); after.ResourceVersion != before.ResourceVersion {
 		t.Fatalf("resourceVersion moved from %s to %s without a change", before.ResourceVersion, after.ResourceVersion)
 	}
 
 	// A real change (the Node is cordoned) is one write, however often it is reconciled.
-	updateNode(t, ns+"-idle", func(n *corev1.Node) { n.Spec.Unschedulable = true })
-	harness.Wait(t, waitTimeout, "the cache to see the cordon", func(context.Context) (bool, string) {
+	env.UpdateNode(t, ns+"-idle", func(n *corev1.Node) { n.Spec.Unschedulable = true })
+	harness.Wait(t, harness.MachineTimeout, "the cache to see the cordon", func(context.Context) (bool, string) {
 		n := &corev1.Node{}
 		if err := mgr.GetCache().Get(ctx, client.ObjectKey{Name: ns + "-idle"}, n); err != nil || !n.Spec.Unschedulable {
 			return false, "not yet"
@@ -100,7 +100,7 @@ func TestNoWriteWithoutChange(t *testing.T) {
 		return true, ""
 	})
 	// Stop the manager's own reconciler from racing: compare the written status instead.
-	waitPhase(t, ns, "idle", v1alpha1.MachinePhaseDraining)
+	env.WaitPhase(t, ns, "idle", v1alpha1.MachinePhaseDraining)
 	writes.Store(0)
 	for range 5 {
 		if _, err := r.Reconcile(ctx, req); err != nil {
@@ -116,34 +116,34 @@ func TestNoWriteWithoutChange(t *testing.T) {
 // Machine survives the controller's own status writes, and feeds Ready as a readiness gate.
 func TestOtherWritersConditionsKept(t *testing.T) {
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	pid := "fake://" + ns + "/gated"
-	createInfra(t, ns, "gated", map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
-	createNode(t, ns+"-gated", pid, "v1.36.3", corev1.ConditionTrue, time.Now())
-	m := newMachine(ns, "gated")
+	env.CreateInfra(t, ns, "gated", map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
+	env.CreateNode(t, ns+"-gated", pid, "v1.36.3", corev1.ConditionTrue, time.Now())
+	m := harness.NewMachine(ns, "gated")
 	m.Spec.ReadinessGates = []v1alpha1.MachineReadinessGate{{ConditionType: "example.com/Networked"}}
-	create(t, m)
-	waitPhase(t, ns, "gated", v1alpha1.MachinePhaseRunning)
+	env.Create(t, m)
+	env.WaitPhase(t, ns, "gated", v1alpha1.MachinePhaseRunning)
 
 	// Another controller applies its own condition with its own field manager.
-	other := getMachine(t, ns, "gated")
+	other := env.GetMachine(t, ns, "gated")
 	if _, err := conditions.MarkFalse(other, "example.com/Networked", "LinkDown", "no carrier"); err != nil {
 		t.Fatal(err)
 	}
 	if err := k8s.Status().Update(ctx, other, client.FieldOwner("network-controller")); err != nil {
 		t.Fatal(err)
 	}
-	harness.Wait(t, waitTimeout, "Ready=False from the gate", func(context.Context) (bool, string) {
-		got := getMachine(t, ns, "gated")
+	harness.Wait(t, harness.MachineTimeout, "Ready=False from the gate", func(context.Context) (bool, string) {
+		got := env.GetMachine(t, ns, "gated")
 		if !conditions.IsFalse(got, v1alpha1.MachineReadyCondition) {
-			return false, describe(got)
+			return false, harness.Describe(got)
 		}
 		return true, ""
 	})
 
 	// The controller writes again (a Node change); the other condition must still be there.
-	updateNode(t, ns+"-gated", func(n *corev1.Node) { n.Spec.Unschedulable = true })
-	got := waitPhase(t, ns, "gated", v1alpha1.MachinePhaseDraining)
+	env.UpdateNode(t, ns+"-gated", func(n *corev1.Node) { n.Spec.Unschedulable = true })
+	got := env.WaitPhase(t, ns, "gated", v1alpha1.MachinePhaseDraining)
 	c := conditions.Get(got, "example.com/Networked")
 	if c == nil || c.Reason != "LinkDown" || c.Status != metav1.ConditionFalse {
 		t.Fatalf("the other writer's condition was lost or changed: %+v", c)

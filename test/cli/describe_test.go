@@ -43,7 +43,7 @@ func rows(text string) (types []string, problemsAt, goodAt int) {
 func TestDescribeClusterAPIMachineText(t *testing.T) {
 	// The fixture's own namespace; docs/cli.md shows this output.
 	ns := "fleet"
-	if err := env.k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+	if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
 	m := createCAPIMachine(t, unhealthyCAPIMachine(t, ns, "prod-eu-md-0-x7k2p-4mfzt"))
@@ -251,8 +251,8 @@ func TestDescribeNamespacesAndSelectors(t *testing.T) {
 
 	// The namespace of the current context, as kubectl sets it.
 	kubeconfig := t.TempDir() + "/kubeconfig"
-	copyFile(t, env.kubeconfig, kubeconfig)
-	if r := runBinary(t, kubeconfig, env.kubectl, "config", "set-context", "--current", "--namespace="+b); r.code != 0 {
+	copyFile(t, env.Kubeconfig, kubeconfig)
+	if r := runBinary(t, kubeconfig, env.KubectlBin, "config", "set-context", "--current", "--namespace="+b); r.code != 0 {
 		t.Fatalf("kubectl config set-context failed: %s", r)
 	}
 	r = runCLI(t, kubeconfig, "describe", "msm")

@@ -3,18 +3,17 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/machinestatus/machinestatus/internal/describe"
-	"github.com/machinestatus/machinestatus/internal/embedded"
 	"github.com/machinestatus/machinestatus/test/harness"
 )
 
@@ -22,12 +21,12 @@ import (
 // Machine API at first, then only Cluster API's, then none again while kubectl's discovery
 // cache still lists it.
 func TestDescribeWithoutCRDs(t *testing.T) {
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	cp, err := embedded.Start(embedded.Options{AssetsDir: assetsDir(), KubeconfigPath: kubeconfig})
+	bare, err := harness.Start(harness.Options{Dir: t.TempDir(), AddToScheme: []func(*runtime.Scheme) error{apiextensionsv1.AddToScheme}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cp.Stop() })
+	t.Cleanup(bare.Stop)
+	kubeconfig := bare.Kubeconfig
 
 	expectError := func(t *testing.T, want string, args ...string) {
 		t.Helper()
@@ -47,7 +46,7 @@ func TestDescribeWithoutCRDs(t *testing.T) {
 
 	// Cluster API only: plain `machine` reads it; machinestatus Machines are still missing.
 	crd := env.capiCRD.DeepCopy()
-	if _, err := envtest.InstallCRDs(cp.Config, envtest.CRDInstallOptions{
+	if _, err := envtest.InstallCRDs(bare.Config, envtest.CRDInstallOptions{
 		CRDs: []*apiextensionsv1.CustomResourceDefinition{crd}, MaxTime: 2 * time.Minute,
 	}); err != nil {
 		t.Fatal(err)
@@ -60,10 +59,7 @@ func TestDescribeWithoutCRDs(t *testing.T) {
 
 	// The CRD goes while the discovery cache (in HOME) still lists it: the 404 of the resource
 	// itself says so.
-	k8s, err := client.New(cp.Config, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k8s := bare.Client
 	ctx := context.Background()
 	if err := k8s.Delete(ctx, crd); err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ func cond(t, status, reason, message string, age time.Duration) metav1.Condition
 // conditions 20 minutes old, ready to create.
 func runningCAPIMachine(t *testing.T, ns, name string) *clusterv1.Machine {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(env.root, "conditions", "testdata", "adapters", "machine-v1beta2.yaml"))
+	b, err := os.ReadFile(filepath.Join(env.Root, "conditions", "testdata", "adapters", "machine-v1beta2.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +67,11 @@ func createCAPIMachine(t *testing.T, m *clusterv1.Machine) *clusterv1.Machine {
 	t.Helper()
 	ctx := context.Background()
 	status := *m.Status.DeepCopy()
-	if err := env.k8s.Create(ctx, m); err != nil {
+	if err := env.Client.Create(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	m.Status = status
-	if err := env.k8s.Status().Update(ctx, m); err != nil {
+	if err := env.Client.Status().Update(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -144,7 +144,7 @@ func deletingCAPIMachine(t *testing.T, ns, name string) *clusterv1.Machine {
 // deleteObject requests the deletion of obj (kept by its finalizers).
 func deleteObject(t *testing.T, obj client.Object) {
 	t.Helper()
-	if err := env.k8s.Delete(context.Background(), obj); err != nil {
+	if err := env.Client.Delete(context.Background(), obj); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -163,13 +163,13 @@ func createMachinestatusMachine(t *testing.T, ns, name string, labels map[string
 				APIGroup: "infrastructure.machinestatus.io", Kind: "SimMachine", Name: name},
 		},
 	}
-	if err := env.k8s.Create(ctx, m); err != nil {
+	if err := env.Client.Create(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	m.Status.Conditions = cs
 	m.Status.NodeRef = &v1alpha1.MachineNodeReference{Name: name}
 	aggregate.Summarize(m)
-	if err := env.k8s.Status().Update(ctx, m); err != nil {
+	if err := env.Client.Status().Update(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -204,7 +204,7 @@ func failedConditions() []metav1.Condition {
 func newNamespace(t *testing.T, prefix string) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	if err := env.k8s.Create(context.Background(), ns); err != nil {
+	if err := env.Client.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
 	return ns.Name

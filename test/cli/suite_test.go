@@ -17,46 +17,29 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/machinestatus/machinestatus/api/v1alpha1"
-	"github.com/machinestatus/machinestatus/config/crd"
-	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/harness"
 	"github.com/machinestatus/machinestatus/test/internal/clusterapicrd"
 	"github.com/machinestatus/machinestatus/test/internal/repo"
 )
 
-// env is what every test of the package shares.
+// env is what every test of the package shares: a control plane serving machinestatus's and
+// Cluster API's Machine CRDs, and the binaries.
 var env struct {
-	root    string // the repository
-	cli     string // bin/machinestatus
-	plugin  string // bin/kubectl-machinestatus
-	kubectl string // bin/k8s/kubectl
-	dir     string // a temporary directory for the kubeconfig and HOME, removed at the end
-	home    string // HOME of the runs: kubectl's discovery cache lives there
+	*harness.Env
+	cli    string // bin/machinestatus
+	plugin string // bin/kubectl-machinestatus
+	home   string // HOME of the runs: kubectl's discovery cache lives there
 	// capiCRD is Cluster API's Machine CRD, from the module cache.
 	capiCRD *apiextensionsv1.CustomResourceDefinition
-	// cp serves both CRDs; kubeconfig is its admin kubeconfig.
-	cp         *embedded.ControlPlane
-	kubeconfig string
-	k8s        client.Client
 }
-
-var scheme = runtime.NewScheme()
 
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
 	err := setUp()
-	defer func() {
-		_ = env.cp.Stop()
-		if env.dir != "" {
-			_ = os.RemoveAll(env.dir)
-		}
-	}()
+	defer env.Stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -65,54 +48,29 @@ func run(m *testing.M) int {
 }
 
 func setUp() error {
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(v1alpha1.AddToScheme(scheme))
-	utilruntime.Must(clusterv1.AddToScheme(scheme))
-	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
-
-	var err error
-	if env.root, err = repo.Root(); err != nil {
-		return err
-	}
-	if env.cli, err = repo.Binary(env.root, "MACHINESTATUS_BIN", filepath.Join("bin", "machinestatus")); err != nil {
-		return err
-	}
-	if env.plugin, err = repo.Binary(env.root, "", filepath.Join("bin", "kubectl-machinestatus")); err != nil {
-		return err
-	}
-	if env.kubectl, err = repo.Binary(env.root, "KUBECTL_BIN", filepath.Join("bin", "k8s", "kubectl")); err != nil {
-		return err
-	}
-	if env.capiCRD, err = clusterapicrd.MachineCRD(env.root); err != nil {
-		return err
-	}
-	ours, err := embedded.LoadCRDs(crd.Bases)
+	root, err := repo.Root()
 	if err != nil {
 		return err
 	}
-	if env.dir, err = os.MkdirTemp("", "machinestatus-cli-"); err != nil {
+	if env.cli, err = repo.Binary(root, "MACHINESTATUS_BIN", filepath.Join("bin", "machinestatus")); err != nil {
 		return err
 	}
-	env.home = filepath.Join(env.dir, "home")
-	env.kubeconfig = filepath.Join(env.dir, "kubeconfig")
-	env.cp, err = embedded.Start(embedded.Options{
-		AssetsDir:      assetsDir(),
-		CRDs:           append(ours, env.capiCRD.DeepCopy()),
-		KubeconfigPath: env.kubeconfig,
+	if env.plugin, err = repo.Binary(root, "", filepath.Join("bin", "kubectl-machinestatus")); err != nil {
+		return err
+	}
+	if env.capiCRD, err = clusterapicrd.MachineCRD(root); err != nil {
+		return err
+	}
+	env.Env, err = harness.Start(harness.Options{
+		MachineCRD:  true,
+		CRDs:        []*apiextensionsv1.CustomResourceDefinition{env.capiCRD.DeepCopy()},
+		AddToScheme: []func(*runtime.Scheme) error{clusterv1.AddToScheme, apiextensionsv1.AddToScheme},
 	})
 	if err != nil {
 		return err
 	}
-	env.k8s, err = client.New(env.cp.Config, client.Options{Scheme: scheme})
-	return err
-}
-
-// assetsDir is $KUBEBUILDER_ASSETS, else the repository's bin/k8s.
-func assetsDir() string {
-	if dir := os.Getenv(embedded.AssetsEnv); dir != "" {
-		return dir
-	}
-	return filepath.Join(env.root, "bin", "k8s")
+	env.home = filepath.Join(env.Dir, "home")
+	return nil
 }
 
 // result is one run of a binary.
@@ -136,7 +94,7 @@ func runCLI(t *testing.T, kubeconfig string, args ...string) result {
 // runPlugin runs `kubectl machinestatus args...` with the real kubectl, bin/ first on the PATH.
 func runPlugin(t *testing.T, kubeconfig string, args ...string) result {
 	t.Helper()
-	return runBinary(t, kubeconfig, env.kubectl, append([]string{"machinestatus"}, args...)...)
+	return runBinary(t, kubeconfig, env.KubectlBin, append([]string{"machinestatus"}, args...)...)
 }
 
 // command returns the command running binary with args, KUBECONFIG kubeconfig, a HOME of its
@@ -156,7 +114,7 @@ func command(ctx context.Context, kubeconfig, binary string, args ...string) *ex
 func runBinary(t *testing.T, kubeconfig, binary string, args ...string) result {
 	t.Helper()
 	if kubeconfig == "" {
-		kubeconfig = env.kubeconfig
+		kubeconfig = env.Kubeconfig
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

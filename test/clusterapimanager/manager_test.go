@@ -69,7 +69,7 @@ func TestLifecycle(t *testing.T) {
 	waitForMetric(t, "machinestatus_machines", map[string]string{"api_group": "cluster.x-k8s.io", "phase": "Running"}, 1)
 
 	got := &clusterv1.Machine{}
-	if err := env.k8s.Get(ctx, client.ObjectKeyFromObject(m), got); err != nil {
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(m), got); err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Finalizers) != 0 {
@@ -91,11 +91,11 @@ func TestLifecycle(t *testing.T) {
 		t.Errorf("fields managed by %s (-want +got):\n%s", fieldManager, diff)
 	}
 
-	if err := env.k8s.Delete(ctx, got); err != nil {
+	if err := env.Client.Delete(ctx, got); err != nil {
 		t.Fatal(err)
 	}
 	err := poll(ctx, time.Minute, func() (bool, error) {
-		err := env.k8s.Get(ctx, client.ObjectKeyFromObject(m), &clusterv1.Machine{})
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(m), &clusterv1.Machine{})
 		return apierrors.IsNotFound(err), nil
 	})
 	if err != nil {
@@ -223,7 +223,7 @@ func TestShard(t *testing.T) {
 	inside := newMachine(t, ns, "this-shard", true)
 	waitForOperation(t, inside, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
 	got := &clusterv1.Machine{}
-	if err := env.k8s.Get(context.Background(), client.ObjectKeyFromObject(outside), got); err != nil {
+	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(outside), got); err != nil {
 		t.Fatal(err)
 	}
 	if v, ok := got.Annotations[aggregate.LastOperationAnnotation]; ok {
@@ -238,7 +238,7 @@ func TestUnreadableAnnotationIsReplaced(t *testing.T) {
 	m := newMachine(t, ns, "edited", true)
 	waitForOperation(t, m, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
 	patch := []byte(`{"metadata":{"annotations":{"` + aggregate.LastOperationAnnotation + `":"not json"}}}`)
-	if err := env.k8s.Patch(context.Background(), m.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); err != nil {
+	if err := env.Client.Patch(context.Background(), m.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); err != nil {
 		t.Fatal(err)
 	}
 	waitForOperation(t, m, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
@@ -248,7 +248,7 @@ func TestUnreadableAnnotationIsReplaced(t *testing.T) {
 // shard and API (not the default machinestatus.machinestatus.io of a machinestatus manager).
 func TestLeaderElection(t *testing.T) {
 	leases := &coordinationv1.LeaseList{}
-	if err := env.k8s.List(context.Background(), leases, client.InNamespace(managerNamespace)); err != nil {
+	if err := env.Client.List(context.Background(), leases, client.InNamespace(managerNamespace)); err != nil {
 		t.Fatal(err)
 	}
 	var held []string
@@ -294,7 +294,7 @@ func TestRBAC(t *testing.T) {
 				Verb: tt.verb, Group: tt.group, Resource: tt.resource, Subresource: tt.subresource, Namespace: tt.namespace,
 			},
 		}}
-		if err := env.k8s.Create(context.Background(), sar); err != nil {
+		if err := env.Client.Create(context.Background(), sar); err != nil {
 			t.Fatal(err)
 		}
 		if sar.Status.Allowed != tt.want {
@@ -312,7 +312,7 @@ func running(s *clusterv1.MachineStatus) {
 func newNamespace(t *testing.T) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "capi-"}}
-	if err := env.k8s.Create(context.Background(), ns); err != nil {
+	if err := env.Client.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
 	return ns.Name
@@ -335,7 +335,7 @@ func newMachine(t *testing.T, ns, name string, inShard bool) *clusterv1.Machine 
 	if inShard {
 		m.Labels = map[string]string{shardLabel: shardValue}
 	}
-	if err := env.k8s.Create(context.Background(), m); err != nil {
+	if err := env.Client.Create(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -347,11 +347,11 @@ func setStatus(t *testing.T, m *clusterv1.Machine, edit func(*clusterv1.MachineS
 	ctx := context.Background()
 	err := poll(ctx, time.Minute, func() (bool, error) {
 		got := &clusterv1.Machine{}
-		if err := env.k8s.Get(ctx, client.ObjectKeyFromObject(m), got); err != nil {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(m), got); err != nil {
 			return false, err
 		}
 		edit(&got.Status)
-		err := env.k8s.Status().Update(ctx, got)
+		err := env.Client.Status().Update(ctx, got)
 		if apierrors.IsConflict(err) {
 			return false, nil
 		}
@@ -371,7 +371,7 @@ func waitForOperation(t *testing.T, m *clusterv1.Machine, typ v1alpha1.MachineOp
 	last := "no annotation"
 	err := poll(ctx, 2*time.Minute, func() (bool, error) {
 		got := &clusterv1.Machine{}
-		if err := env.k8s.Get(ctx, client.ObjectKeyFromObject(m), got); err != nil {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(m), got); err != nil {
 			return false, err
 		}
 		last = got.Annotations[aggregate.LastOperationAnnotation]
@@ -392,7 +392,7 @@ func waitForEvents(t *testing.T, ns, name string, reasons ...string) {
 	var seen []string
 	err := poll(ctx, time.Minute, func() (bool, error) {
 		list := &eventsv1.EventList{}
-		if err := env.k8s.List(ctx, list, client.InNamespace(ns)); err != nil {
+		if err := env.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
 			return false, err
 		}
 		seen = seen[:0]
@@ -438,7 +438,7 @@ func waitForMetric(t *testing.T, name string, labels map[string]string, want flo
 // the API server has served, from its own apiserver_request_total.
 func machinePatches(t *testing.T) float64 {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(env.cp.Config)
+	cs, err := kubernetes.NewForConfig(env.CP.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,13 +21,11 @@ import (
 	"github.com/prometheus/common/model"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/harness"
 	"github.com/machinestatus/machinestatus/test/internal/clusterapicrd"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 	"github.com/machinestatus/machinestatus/test/internal/host"
@@ -49,10 +46,7 @@ const (
 
 // env is what every test of the package shares.
 var env struct {
-	root       string
-	dir        string
-	cp         *embedded.ControlPlane
-	k8s        client.Client // admin
+	*harness.Env
 	manager    *proc.Process
 	metricsURL string
 	// notServedLog is the manager's log line while Cluster API was not installed, and
@@ -60,8 +54,6 @@ var env struct {
 	notServedLog string
 	servedBefore float64
 }
-
-var scheme = runtime.NewScheme()
 
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
@@ -79,39 +71,28 @@ func run(m *testing.M) int {
 }
 
 func setUp() error {
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(clusterv1.AddToScheme(scheme))
-	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
 	ctx := context.Background()
-
-	var err error
-	if env.root, err = repo.Root(); err != nil {
-		return err
-	}
-	managerBin, err := repo.Binary(env.root, "MANAGER_BIN", filepath.Join("bin", "manager"))
+	root, err := repo.Root()
 	if err != nil {
 		return err
 	}
-	capiCRD, err := clusterapicrd.MachineCRD(env.root)
+	capiCRD, err := clusterapicrd.MachineCRD(root)
 	if err != nil {
 		return err
-	}
-	if env.dir, err = os.MkdirTemp("", "machinestatus-clusterapi-"); err != nil {
-		return err
-	}
-	assets := os.Getenv(embedded.AssetsEnv)
-	if assets == "" {
-		assets = filepath.Join(env.root, "bin", "k8s")
 	}
 	// No CRD at first: Cluster API is installed after the manager started.
-	if env.cp, err = embedded.Start(embedded.Options{AssetsDir: assets}); err != nil {
+	env.Env, err = harness.Start(harness.Options{
+		AddToScheme: []func(*runtime.Scheme) error{clusterv1.AddToScheme, apiextensionsv1.AddToScheme},
+	})
+	if err != nil {
 		return err
 	}
-	if env.k8s, err = client.New(env.cp.Config, client.Options{Scheme: scheme}); err != nil {
+	roles, err := fleet.ClusterAPIManagerRoles()
+	if err != nil {
 		return err
 	}
-	kubeconfig := filepath.Join(env.dir, "manager-kubeconfig")
-	if err := fleet.GrantClusterAPIManager(ctx, env.cp, kubeconfig); err != nil {
+	_, kubeconfig, err := env.GrantManager(ctx, roles)
+	if err != nil {
 		return err
 	}
 	port, err := host.FreePort()
@@ -119,18 +100,14 @@ func setUp() error {
 		return err
 	}
 	env.metricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
-	env.manager, err = proc.Start(proc.Options{
-		Name: "manager",
-		Args: []string{managerBin, "--kubeconfig", kubeconfig,
-			"--machine-apis=cluster.x-k8s.io",
-			"--machine-selector=" + shardLabel + "=" + shardValue,
-			"--leader-elect", "--leader-election-namespace=" + managerNamespace,
-			fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-secure=false",
-			"--health-probe-bind-address=0",
-			"--clusterapi-check-interval=1s",
-		},
-		LogPath: filepath.Join(env.dir, "manager.log"),
-	})
+	env.manager, err = env.StartManager("manager", kubeconfig,
+		"--machine-apis=cluster.x-k8s.io",
+		"--machine-selector="+shardLabel+"="+shardValue,
+		"--leader-elect",
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-secure=false",
+		"--health-probe-bind-address=0",
+		"--clusterapi-check-interval=1s",
+	)
 	if err != nil {
 		return err
 	}
@@ -142,7 +119,7 @@ func setUp() error {
 	if env.servedBefore, err = servedMetric(ctx); err != nil {
 		return err
 	}
-	if err := env.k8s.Create(ctx, capiCRD.DeepCopy()); err != nil {
+	if err := env.Client.Create(ctx, capiCRD.DeepCopy()); err != nil {
 		return fmt.Errorf("cannot install Cluster API's Machine CRD: %w", err)
 	}
 	if err := waitEstablished(ctx, capiCRD.Name); err != nil {
@@ -153,15 +130,8 @@ func setUp() error {
 }
 
 func tearDown() {
-	if env.manager != nil {
-		env.manager.Stop(10 * time.Second)
-	}
-	if env.cp != nil {
-		_ = env.cp.Stop()
-	}
-	if env.dir != "" {
-		_ = os.RemoveAll(env.dir)
-	}
+	env.manager.Stop(harness.ManagerStopGrace)
+	env.Stop()
 }
 
 // waitForLog waits (up to two minutes) for a line of the manager's log containing s and
@@ -198,7 +168,7 @@ func waitForLog(ctx context.Context, s string) (string, error) {
 func waitEstablished(ctx context.Context, name string) error {
 	return poll(ctx, time.Minute, func() (bool, error) {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := env.k8s.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
 		for _, c := range crd.Status.Conditions {

@@ -67,7 +67,7 @@ func runMake(t *testing.T, ctx context.Context, args ...string) {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, "make", append([]string{"-C", root, "--no-print-directory"}, args...)...)
 	cmd.Env = append(environWithout("KUBECONFIG", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"),
-		"KUBECONFIG="+cp.KubeconfigPath,
+		"KUBECONFIG="+env.Kubeconfig,
 		"KUBECACHEDIR="+t.TempDir(), // kubectl's discovery cache, not the user's ~/.kube
 	)
 	var out bytes.Buffer

@@ -8,25 +8,20 @@ package deploy
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/machinestatus/machinestatus/internal/embedded"
-	"github.com/machinestatus/machinestatus/test/internal/repo"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 var (
-	scheme = runtime.NewScheme()
-	// cp is the control plane; it starts without any CRD (config/default brings its own).
-	cp *embedded.ControlPlane
-	// k8s and clientset are admin clients of cp.
+	// env is the control plane; it starts without any CRD (config/default brings its own).
+	env *harness.Env
+	// k8s and clientset are admin clients of env.
 	k8s       client.Client
 	clientset kubernetes.Interface
 	// root is the repository root; kubectl the kubectl binary (bin/k8s/kubectl or $KUBECTL_BIN).
@@ -36,38 +31,15 @@ var (
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
 	var err error
-	if root, err = repo.Root(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if kubectl, err = repo.Binary(root, "KUBECTL_BIN", "bin/k8s/kubectl"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	dir, err := os.MkdirTemp("", "machinestatus-deploy-")
+	env, err = harness.Start(harness.Options{AddToScheme: []func(*runtime.Scheme) error{apiextensionsv1.AddToScheme}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer func() { _ = os.RemoveAll(dir) }()
-	assets := os.Getenv(embedded.AssetsEnv)
-	if assets == "" {
-		assets = filepath.Join(root, "bin", "k8s")
-	}
-	cp, err = embedded.Start(embedded.Options{AssetsDir: assets, KubeconfigPath: filepath.Join(dir, "kubeconfig")})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() { _ = cp.Stop() }()
-	if k8s, err = client.New(cp.Config, client.Options{Scheme: scheme}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if clientset, err = kubernetes.NewForConfig(cp.Config); err != nil {
+	defer env.Stop()
+	k8s, root, kubectl = env.Client, env.Root, env.KubectlBin
+	if clientset, err = kubernetes.NewForConfig(env.Config); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

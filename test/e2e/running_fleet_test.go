@@ -22,7 +22,7 @@ import (
 // (Create Processing, then Create Failed).
 func TestInstalledOnARunningFleet(t *testing.T) {
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	hourAgo := metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
 	type node struct {
 		ready corev1.ConditionStatus

@@ -26,8 +26,8 @@ func startShard(t *testing.T, selector, fieldOwner string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
-		Scheme:                 scheme,
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Cache:                  controllers.CacheOptions(sel),
@@ -59,7 +59,7 @@ func startShard(t *testing.T, selector, fieldOwner string) {
 // TestShardsSplitAFleet: two managers with disjoint --machine-selector values against one API
 // server; every Machine gets a status, written by exactly one of them.
 func TestShardsSplitAFleet(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	startShard(t, "pool=a", "shard-a")
 	startShard(t, "pool=b", "shard-b")
 

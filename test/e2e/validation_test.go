@@ -15,7 +15,7 @@ import (
 // and, in a Machine's status, to the API server; the verdicts must agree for every row.
 func TestValidateAgreesWithAPIServer(t *testing.T) {
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	m := newMachine(t, ns, "validate")
 	now := metav1.NewTime(time.Now().Truncate(time.Second))
 	ok := metav1.Condition{Type: "Custom", Status: metav1.ConditionTrue, Reason: "Fine", Message: "ok", LastTransitionTime: now}

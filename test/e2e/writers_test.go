@@ -119,7 +119,7 @@ func ssaSet(ctx context.Context, key client.ObjectKey, typ, msg string) (write, 
 // resourceVersion: no update was lost.
 func TestConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	key := keyOf(newMachine(t, ns, "shared"))
 	const n = 200
 

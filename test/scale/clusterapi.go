@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -22,12 +20,10 @@ import (
 
 	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
-	"github.com/machinestatus/machinestatus/internal/embedded"
 	"github.com/machinestatus/machinestatus/test/harness"
 	"github.com/machinestatus/machinestatus/test/internal/clusterapicrd"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 	"github.com/machinestatus/machinestatus/test/internal/host"
-	"github.com/machinestatus/machinestatus/test/internal/proc"
 	"github.com/machinestatus/machinestatus/test/internal/repo"
 )
 
@@ -64,30 +60,24 @@ func RunClusterAPI(ctx context.Context, o Options) (*ClusterAPIResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	managerBin, err := repo.Binary(root, "MANAGER_BIN", "bin/manager")
-	if err != nil {
-		return nil, err
-	}
 	crd, err := clusterapicrd.MachineCRD(root)
 	if err != nil {
 		return nil, err
 	}
-	stateDir := filepath.Join(root, o.StateDir)
-	if err := os.MkdirAll(stateDir, 0o755); err != nil {
-		return nil, err
-	}
-	assets := os.Getenv(embedded.AssetsEnv)
-	if assets == "" {
-		assets = filepath.Join(root, "bin", "k8s")
-	}
-	cp, err := embedded.Start(embedded.Options{AssetsDir: assets, CRDs: []*apiextensionsv1.CustomResourceDefinition{crd},
-		KubeconfigPath: filepath.Join(stateDir, "kubeconfig")})
+	env, err := harness.Start(harness.Options{
+		Dir: filepath.Join(root, o.StateDir), CRDs: []*apiextensionsv1.CustomResourceDefinition{crd},
+		AddToScheme: []func(*runtime.Scheme) error{clusterv1.AddToScheme}, QPS: 500, Burst: 1000,
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = cp.Stop() }()
-	kubeconfig := filepath.Join(stateDir, "manager-kubeconfig")
-	if err := fleet.GrantClusterAPIManager(ctx, cp, kubeconfig); err != nil {
+	defer env.Stop()
+	roles, err := fleet.ClusterAPIManagerRoles()
+	if err != nil {
+		return nil, err
+	}
+	_, kubeconfig, err := env.GrantManager(ctx, roles)
+	if err != nil {
 		return nil, err
 	}
 	port, err := host.FreePort()
@@ -95,35 +85,18 @@ func RunClusterAPI(ctx context.Context, o Options) (*ClusterAPIResult, error) {
 		return nil, err
 	}
 	metricsURL := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
-	mgr, err := proc.Start(proc.Options{
-		Name: "manager",
-		Args: []string{managerBin, "--kubeconfig", kubeconfig, "--machine-apis=cluster.x-k8s.io",
-			"--leader-election-namespace=" + fleet.ManagerNamespace,
-			fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-secure=false", "--health-probe-bind-address=0",
-			fmt.Sprintf("--max-concurrent-reconciles=%d", max(o.MaxConcurrentReconciles, 1)),
-			"--kube-api-qps=500", "--kube-api-burst=1000", "--zap-log-level=info", "--zap-devel=false"},
-		LogPath: filepath.Join(stateDir, "manager.log"),
-	})
+	mgr, err := env.StartManager("manager", kubeconfig, "--machine-apis=cluster.x-k8s.io",
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-secure=false", "--health-probe-bind-address=0",
+		fmt.Sprintf("--max-concurrent-reconciles=%d", max(o.MaxConcurrentReconciles, 1)),
+		"--kube-api-qps=500", "--kube-api-burst=1000", "--zap-log-level=info", "--zap-devel=false")
 	if err != nil {
 		return nil, err
 	}
-	defer mgr.Stop(10 * time.Second)
+	defer mgr.Stop(harness.ManagerStopGrace)
 	fmt.Fprintf(o.Out, "kube-apiserver + etcd with Cluster API's Machine CRD; manager (pid %d, log %s) --machine-apis=cluster.x-k8s.io\n",
 		mgr.Pid(), filepath.Join(o.StateDir, "manager.log"))
 
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := clusterv1.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	cfg := rest.CopyConfig(cp.Config)
-	cfg.QPS, cfg.Burst = 500, 1000
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		return nil, err
-	}
+	c := env.Client
 
 	res := &ClusterAPIResult{N: o.N}
 	if err := harness.Poll(ctx, 2*time.Minute, func(context.Context) (bool, string) {
@@ -139,7 +112,7 @@ func RunClusterAPI(ctx context.Context, o Options) (*ClusterAPIResult, error) {
 	if res.HeapBaseline, err = goHeap(ctx, metricsURL); err != nil {
 		return nil, err
 	}
-	patches0, err := machinePatches(ctx, cp.Config)
+	patches0, err := machinePatches(ctx, env.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +136,7 @@ func RunClusterAPI(ctx context.Context, o Options) (*ClusterAPIResult, error) {
 	res.Convergence = time.Since(start)
 	fmt.Fprintf(o.Out, "all %d Machines Create Successful %.1fs after the first was created\n", o.N, res.Convergence.Seconds())
 	time.Sleep(5 * time.Second) // let in-flight reconciles of the last changes finish
-	patches1, err := machinePatches(ctx, cp.Config)
+	patches1, err := machinePatches(ctx, env.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +168,7 @@ func RunClusterAPI(ctx context.Context, o Options) (*ClusterAPIResult, error) {
 		return nil, fmt.Errorf("waiting for the manager to reconcile the rewrites: %w", err)
 	}
 	res.Reconciles = int(last - reconciles0)
-	patches2, err := machinePatches(ctx, cp.Config)
+	patches2, err := machinePatches(ctx, env.Config)
 	if err != nil {
 		return nil, err
 	}

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -17,10 +15,9 @@ import (
 
 	"github.com/machinestatus/machinestatus/config/samples/infra"
 	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/harness"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/infra/controller"
-	"github.com/machinestatus/machinestatus/test/internal/repo"
-	"github.com/machinestatus/machinestatus/test/kwok"
 )
 
 // k8sClient talks to the suite's API server, where the SimMachine reconciler and kwok run.
@@ -33,53 +30,18 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	log.SetLogger(logr.Discard())
-	root, err := repo.Root()
-	if err != nil {
-		return fail(err)
-	}
 	crds, err := embedded.LoadCRDs(infra.CRDs)
 	if err != nil {
 		return fail(err)
 	}
-	tmp, err := os.MkdirTemp("", "simmachine-test-")
+	env, err := harness.Start(harness.Options{CRDs: crds, Kwok: true, AddToScheme: []func(*runtime.Scheme) error{infrav1.AddToScheme}})
 	if err != nil {
 		return fail(err)
 	}
-	defer func() { _ = os.RemoveAll(tmp) }()
-	kubeconfig := filepath.Join(tmp, "kubeconfig")
-	cp, err := embedded.Start(embedded.Options{
-		AssetsDir: filepath.Join(root, "bin", "k8s"), CRDs: crds, KubeconfigPath: kubeconfig,
-	})
-	if err != nil {
-		return fail(err)
-	}
-	defer func() { _ = cp.Stop() }()
+	defer env.Stop()
 
-	kwokBin, err := repo.Binary(root, "KWOK_BIN", "bin/kwok")
-	if err != nil {
-		return fail(err)
-	}
-	stages, err := kwok.StagesDir(root)
-	if err != nil {
-		return fail(err)
-	}
-	kw, err := kwok.Start(kwok.Options{
-		Binary: kwokBin, Kubeconfig: kubeconfig, LogPath: filepath.Join(tmp, "kwok.log"), StagesDir: stages,
-	})
-	if err != nil {
-		return fail(err)
-	}
-	defer kw.Stop(kwok.StopGrace)
-
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return fail(err)
-	}
-	if err := infrav1.AddToScheme(scheme); err != nil {
-		return fail(err)
-	}
-	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
-		Scheme:                 scheme,
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 	})
@@ -100,12 +62,10 @@ func run(m *testing.M) int {
 		}
 	}()
 
-	if k8sClient, err = client.New(cp.Config, client.Options{Scheme: scheme}); err != nil {
-		return fail(err)
-	}
+	k8sClient = env.Client
 	code := m.Run()
 	if code != 0 {
-		fmt.Fprintf(os.Stderr, "last lines of kwok's log:\n%s\n", kw.Tail(20))
+		fmt.Fprintf(os.Stderr, "last lines of kwok's log:\n%s\n", env.Kwok.Tail(20))
 	}
 	return code
 }

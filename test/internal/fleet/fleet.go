@@ -15,29 +15,22 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/machinestatus/machinestatus/api/v1alpha1"
-	"github.com/machinestatus/machinestatus/config/crd"
 	"github.com/machinestatus/machinestatus/config/samples/infra"
 	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/harness"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/infra/controller"
 	"github.com/machinestatus/machinestatus/test/internal/proc"
 	"github.com/machinestatus/machinestatus/test/internal/repo"
-	"github.com/machinestatus/machinestatus/test/kwok"
 )
-
-// managerStopGrace is how long the manager may take to exit after SIGTERM.
-const managerStopGrace = 10 * time.Second
 
 // Options configure Start.
 type Options struct {
@@ -70,28 +63,18 @@ type Options struct {
 	Out io.Writer
 }
 
-// Fleet is everything Start started.
+// Fleet is everything Start started: the harness's control plane, kwok and admin client
+// (whose Scheme has the SimMachine's types too), the manager and the provider.
 type Fleet struct {
-	o          Options
-	Root       string
-	StateDir   string
-	Kubeconfig string
+	*harness.Env
+	o        Options
+	StateDir string
 	// ManagerKubeconfig is what managers run with: ManagerUser's kubeconfig, or Kubeconfig
 	// with Options.AdminManager.
 	ManagerKubeconfig string
-	KubectlBin        string
-
-	CP      *embedded.ControlPlane
-	Kwok    *proc.Process
-	Manager *proc.Process // nil with Options.NoManager
-	// ManagerBin is the manager binary (absolute).
-	ManagerBin string
-	provider   *inProcess
-	// Client talks to the API server with the machinestatus, SimMachine and core types.
-	Client client.Client
-	// Scheme has the machinestatus, SimMachine and core types.
-	Scheme *runtime.Scheme
-	log    *os.File
+	Manager           *proc.Process // nil with Options.NoManager
+	provider          *inProcess
+	log               *os.File
 }
 
 // inProcess is the simulated provider's controller-runtime manager, run in this process.
@@ -114,23 +97,14 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 		}
 	}()
 
-	// Find every binary first, so that a missing one fails before anything starts.
-	if e.Root, err = repo.Root(); err != nil {
-		return e, err
-	}
-	e.StateDir = inRoot(e.Root, o.StateDir)
-	e.Kubeconfig = filepath.Join(e.StateDir, "kubeconfig")
-	if e.KubectlBin, err = repo.Binary(e.Root, "KUBECTL_BIN", "bin/k8s/kubectl"); err != nil {
-		return e, err
-	}
-	kwokBin, err := repo.Binary(e.Root, "KWOK_BIN", "bin/kwok")
+	// Find the binaries the harness does not look for first, so that a missing one fails
+	// before anything starts.
+	root, err := repo.Root()
 	if err != nil {
 		return e, err
 	}
-	if e.ManagerBin, err = repo.Binary(e.Root, "MANAGER_BIN", o.Manager); err != nil {
-		return e, err
-	}
-	stagesDir, err := kwok.StagesDir(e.Root)
+	e.StateDir = inRoot(root, o.StateDir)
+	managerBin, err := repo.Binary(root, "MANAGER_BIN", o.Manager)
 	if err != nil {
 		return e, err
 	}
@@ -146,50 +120,34 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 	ctrl.SetLogger(logger)
 	klog.SetLogger(logger)
 
-	crds, err := loadCRDs()
+	sims, err := embedded.LoadCRDs(infra.CRDs)
 	if err != nil {
 		return e, err
-	}
-	crds = append(crds, o.CRDs...)
-	assets := os.Getenv(embedded.AssetsEnv)
-	if assets == "" {
-		assets = filepath.Join(e.Root, "bin", "k8s")
 	}
 	t := time.Now()
-	e.CP, err = embedded.Start(embedded.Options{AssetsDir: assets, CRDs: crds, KubeconfigPath: e.Kubeconfig, APIServerFlags: o.APIServerFlags})
+	e.Env, err = harness.Start(harness.Options{
+		Dir: e.StateDir, MachineCRD: true, CRDs: append(sims, o.CRDs...), APIServerFlags: o.APIServerFlags,
+		Kwok: true, AddToScheme: []func(*runtime.Scheme) error{infrav1.AddToScheme}, QPS: o.QPS, Burst: o.Burst,
+	})
 	if err != nil {
 		return e, err
 	}
+	e.ManagerBin = managerBin
 	if ctx.Err() != nil {
 		return e, context.Cause(ctx)
 	}
 	e.ManagerKubeconfig = e.Kubeconfig
-	switch {
-	case o.AdminManager:
-	case o.ClusterAPIManager:
-		e.ManagerKubeconfig = filepath.Join(e.StateDir, "manager-kubeconfig")
-		if err := GrantClusterAPIManager(ctx, e.CP, e.ManagerKubeconfig); err != nil {
-			return e, err
-		}
-	default:
-		if e.ManagerKubeconfig, err = e.grantManager(ctx); err != nil {
+	if !o.AdminManager {
+		if e.ManagerKubeconfig, err = e.grantManager(ctx, o.ClusterAPIManager); err != nil {
 			return e, err
 		}
 	}
 	fmt.Fprintf(o.Out, "kube-apiserver + etcd from %s at %s (%s); CRDs machines.machinestatus.io, simmachines.infrastructure.machinestatus.io\n",
-		rel(e.Root, assets), e.CP.Config.Host, time.Since(t).Round(100*time.Millisecond))
+		rel(e.Root, e.Assets), e.Config.Host, time.Since(t).Round(100*time.Millisecond))
 	fmt.Fprintf(o.Out, "kubeconfig: %s  (below, `kubectl` means %s --kubeconfig %s)\n",
 		rel(e.Root, e.Kubeconfig), rel(e.Root, e.KubectlBin), rel(e.Root, e.Kubeconfig))
-
-	kopts := kwok.Options{
-		Binary: kwokBin, Kubeconfig: e.Kubeconfig, StagesDir: stagesDir,
-		LogPath: filepath.Join(e.StateDir, "kwok.log"),
-	}
-	if e.Kwok, err = kwok.Start(kopts); err != nil {
-		return e, err
-	}
 	fmt.Fprintf(o.Out, "kwok (pid %d, log %s):\n  %s\n  with stdin = test/kwok/stages/node-not-ready.yaml\n",
-		e.Kwok.Pid(), rel(e.Root, e.Kwok.LogPath), rel(e.Root, strings.Join(kwok.Args(kopts), " ")))
+		e.Kwok.Pid(), rel(e.Root, e.Kwok.LogPath), rel(e.Root, strings.Join(e.Kwok.Args(), " ")))
 
 	if !o.NoManager {
 		if e.Manager, err = e.StartManager("manager", "", o.ManagerArgs...); err != nil {
@@ -199,51 +157,22 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 			e.Manager.Pid(), rel(e.Root, e.Manager.LogPath), rel(e.Root, e.ManagerBin), rel(e.Root, e.ManagerKubeconfig), ManagerNamespace, strings.Join(o.ManagerArgs, " "))
 	}
 
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1alpha1.AddToScheme, infrav1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			return e, fmt.Errorf("cannot build the scheme: %w", err)
-		}
-	}
-	e.Scheme = scheme
-	cfg := rest.CopyConfig(e.CP.Config)
-	cfg.QPS, cfg.Burst = o.QPS, o.Burst
-	if e.provider, err = startProvider(cfg, scheme, o.ProviderConcurrency); err != nil {
+	if e.provider, err = startProvider(e.Config, e.Scheme, o.ProviderConcurrency); err != nil {
 		return e, err
 	}
 	fmt.Fprintf(o.Out, "simulated infrastructure provider (test/infra/controller): in this process, log %s\n",
 		rel(e.Root, e.log.Name()))
-	if e.Client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-		return e, fmt.Errorf("cannot create a client: %w", err)
-	}
 	return e, nil
 }
 
-// StartManager starts one more manager process named name, logging to StateDir/<name>.log, with
-// --kubeconfig kubeconfig (empty: ManagerKubeconfig) and --leader-election-namespace
-// ManagerNamespace followed by args (a later flag wins). The caller stops it
-// (proc.Process.Stop); Stop stops only e.Manager.
+// StartManager starts one more manager process named name (see harness.Env.StartManager) with
+// --kubeconfig kubeconfig (empty: ManagerKubeconfig). The caller stops it (proc.Process.Stop);
+// Stop stops only e.Manager.
 func (e *Fleet) StartManager(name, kubeconfig string, args ...string) (*proc.Process, error) {
 	if kubeconfig == "" {
 		kubeconfig = e.ManagerKubeconfig
 	}
-	return proc.Start(proc.Options{
-		Name:    name,
-		Args:    append([]string{e.ManagerBin, "--kubeconfig", kubeconfig, "--leader-election-namespace=" + ManagerNamespace}, args...),
-		LogPath: filepath.Join(e.StateDir, name+".log"),
-	})
-}
-
-func loadCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	machines, err := embedded.LoadCRDs(crd.Bases)
-	if err != nil {
-		return nil, err
-	}
-	sims, err := embedded.LoadCRDs(infra.CRDs)
-	if err != nil {
-		return nil, err
-	}
-	return append(machines, sims...), nil
+	return e.Env.StartManager(name, kubeconfig, args...)
 }
 
 func startProvider(cfg *rest.Config, scheme *runtime.Scheme, concurrency int) (*inProcess, error) {
@@ -290,9 +219,8 @@ func (e *Fleet) Stop() {
 	if e == nil {
 		return
 	}
-	fmt.Fprintln(e.o.Out, "\nStopping the manager, kwok, the simulated provider and the control plane...")
-	e.Manager.Stop(managerStopGrace)
-	e.Kwok.Stop(kwok.StopGrace)
+	fmt.Fprintln(e.o.Out, "\nStopping the manager, the simulated provider, kwok and the control plane...")
+	e.Manager.Stop(harness.ManagerStopGrace)
 	if e.provider != nil {
 		e.provider.cancel()
 		select {
@@ -304,9 +232,7 @@ func (e *Fleet) Stop() {
 			fmt.Fprintln(os.Stderr, "the simulated provider did not stop within 10s")
 		}
 	}
-	if err := e.CP.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "cannot stop the control plane cleanly: %v\n", err)
-	}
+	e.Env.Stop()
 	if e.log != nil {
 		_ = e.log.Close()
 	}

@@ -66,6 +66,9 @@ func Start(opts Options) (*Process, error) {
 	return p, nil
 }
 
+// Args returns the process's command line.
+func (p *Process) Args() []string { return p.cmd.Args }
+
 // Pid returns the process id (also the process group id).
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 

@@ -1,4 +1,4 @@
-package controllers_test
+package api
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func kstatusOf(t *testing.T, u *unstructured.Unstructured) *status.Result {
 func waitKstatus(t *testing.T, ns, name string, want status.Status) *status.Result {
 	t.Helper()
 	var res *status.Result
-	harness.Wait(t, waitTimeout, "kstatus "+want.String(), func(context.Context) (bool, string) {
+	harness.Wait(t, harness.MachineTimeout, "kstatus "+want.String(), func(context.Context) (bool, string) {
 		res = kstatusOf(t, readUnstructured(t, ns, name))
 		if res.Status != want {
 			return false, res.Status.String() + ": " + res.Message
@@ -58,13 +58,13 @@ func waitKstatus(t *testing.T, ns, name string, want status.Status) *status.Resu
 // back from the API server.
 func TestKstatus(t *testing.T) {
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	name := "ks1"
 	pid := "fake://" + ns + "/" + name
 	node := ns + "-" + name
 
 	// Just created: the API server's own response, before any controller wrote a status.
-	m := newMachine(ns, name)
+	m := harness.NewMachine(ns, name)
 	m.Spec.Version = "v1.36.3"
 	m.Finalizers = []string{"example.com/keep"} // to observe Terminating
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(m)
@@ -77,7 +77,7 @@ func TestKstatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		updateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Finalizers = nil })
+		env.UpdateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Finalizers = nil })
 	})
 	if og, found, _ := unstructured.NestedInt64(created.Object, "status", "observedGeneration"); !found || og != 0 {
 		t.Fatalf("a new Machine's status.observedGeneration is %d (found %v), want the default 0: %v", og, found, created.Object["status"])
@@ -87,16 +87,16 @@ func TestKstatus(t *testing.T) {
 	}
 
 	// Pending and Provisioning: Ready is False.
-	waitPhase(t, ns, name, v1alpha1.MachinePhasePending)
+	env.WaitPhase(t, ns, name, v1alpha1.MachinePhasePending)
 	waitKstatus(t, ns, name, status.InProgressStatus)
-	createInfra(t, ns, name, map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": false}})
-	waitPhase(t, ns, name, v1alpha1.MachinePhaseProvisioning)
+	env.CreateInfra(t, ns, name, map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": false}})
+	env.WaitPhase(t, ns, name, v1alpha1.MachinePhaseProvisioning)
 	waitKstatus(t, ns, name, status.InProgressStatus)
 
 	// Running, Ready and observedGeneration caught up: Current.
-	setInfraStatus(t, ns, name, map[string]any{"initialization": map[string]any{"provisioned": true}})
-	createNode(t, node, pid, "v1.36.3", corev1.ConditionTrue, time.Now())
-	waitPhase(t, ns, name, v1alpha1.MachinePhaseRunning)
+	env.SetStatus(t, harness.InfraGVK, ns, name, map[string]any{"initialization": map[string]any{"provisioned": true}})
+	env.CreateNode(t, node, pid, "v1.36.3", corev1.ConditionTrue, time.Now())
+	env.WaitPhase(t, ns, name, v1alpha1.MachinePhaseRunning)
 	waitKstatus(t, ns, name, status.CurrentStatus)
 
 	// A spec change is InProgress until the controller has observed it, then Current again.
@@ -113,22 +113,22 @@ func TestKstatus(t *testing.T) {
 	waitKstatus(t, ns, name, status.CurrentStatus)
 
 	// Failed: a terminal failure of the infrastructure; Stalled carries lastOperation's description.
-	setInfraStatus(t, ns, name, map[string]any{
+	env.SetStatus(t, harness.InfraGVK, ns, name, map[string]any{
 		"initialization": map[string]any{"provisioned": true},
 		"failureReason":  "InsufficientCapacity", "failureMessage": "no capacity in zone a",
 	})
-	got := waitPhase(t, ns, name, v1alpha1.MachinePhaseFailed)
+	got := env.WaitPhase(t, ns, name, v1alpha1.MachinePhaseFailed)
 	res := waitKstatus(t, ns, name, status.FailedStatus)
 	if got.Status.LastOperation == nil || res.Message != got.Status.LastOperation.Description {
 		t.Fatalf("Failed: kstatus message %q, want lastOperation's description (%+v)", res.Message, got.Status.LastOperation)
 	}
 
 	// Recovery removes Stalled: Current again.
-	setInfraStatus(t, ns, name, map[string]any{"initialization": map[string]any{"provisioned": true}})
-	waitPhase(t, ns, name, v1alpha1.MachinePhaseRunning)
+	env.SetStatus(t, harness.InfraGVK, ns, name, map[string]any{"initialization": map[string]any{"provisioned": true}})
+	env.WaitPhase(t, ns, name, v1alpha1.MachinePhaseRunning)
 	waitKstatus(t, ns, name, status.CurrentStatus)
-	if c := getMachine(t, ns, name); hasCondition(c, v1alpha1.MachineStalledCondition) {
-		t.Fatalf("Stalled is still set after recovery: %s", describe(c))
+	if c := env.GetMachine(t, ns, name); hasCondition(c, v1alpha1.MachineStalledCondition) {
+		t.Fatalf("Stalled is still set after recovery: %s", harness.Describe(c))
 	}
 
 	// Deleting: Terminating.

@@ -1,4 +1,4 @@
-package controllers_test
+package api
 
 import (
 	"context"
@@ -42,7 +42,7 @@ const notChecked = "some validation rules were not checked because the object wa
 // TestCRDRejectsBadSpec sends each Machine of the table to the API server: a bad one is refused
 // with exactly the listed causes (field path and message), a good one is stored.
 func TestCRDRejectsBadSpec(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	i32 := func(v int32) *int32 { return &v }
 	ref := func(group, kind, name string) v1alpha1.ContractVersionedObjectReference {
 		return v1alpha1.ContractVersionedObjectReference{APIGroup: group, Kind: kind, Name: name}
@@ -164,7 +164,7 @@ func TestCRDRejectsBadSpec(t *testing.T) {
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newMachine(ns, fmt.Sprintf("spec-%d", i))
+			m := harness.NewMachine(ns, fmt.Sprintf("spec-%d", i))
 			m.Annotations = map[string]string{v1alpha1.PausedAnnotation: "true"} // keep the controller out
 			tc.mutate(m)
 			err := k8s.Create(context.Background(), m)
@@ -179,12 +179,12 @@ func TestCRDRejectsBadSpec(t *testing.T) {
 // body"), as the API server reports them.
 func TestCRDRejectsBadStatus(t *testing.T) {
 	ctx := context.Background()
-	ns := newNamespace(t)
-	m := newMachine(ns, "status")
+	ns := env.Namespace(t)
+	m := harness.NewMachine(ns, "status")
 	m.Annotations = map[string]string{v1alpha1.PausedAnnotation: "true"} // keep the controller out
-	create(t, m)
-	harness.Wait(t, badRefTimeout, "the controller's Paused condition", func(context.Context) (bool, string) {
-		if len(getMachine(t, ns, "status").Status.Conditions) == 0 {
+	env.Create(t, m)
+	harness.Wait(t, harness.MachineTimeout, "the controller's Paused condition", func(context.Context) (bool, string) {
+		if len(env.GetMachine(t, ns, "status").Status.Conditions) == 0 {
 			return false, "no conditions yet"
 		}
 		return true, ""
@@ -249,14 +249,14 @@ func TestCRDRejectsBadStatus(t *testing.T) {
 			var before *v1alpha1.Machine
 			// The controller may write Paused meanwhile: retry on conflicts.
 			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				before = getMachine(t, ns, "status")
+				before = env.GetMachine(t, ns, "status")
 				bad := before.DeepCopy()
 				tc.mutate(&bad.Status)
 				return k8s.Status().Update(ctx, bad)
 			})
 			checkCauses(t, err, tc.want)
 			if tc.want != nil {
-				if after := getMachine(t, ns, "status"); !equality.Semantic.DeepEqual(after.Status, before.Status) {
+				if after := env.GetMachine(t, ns, "status"); !equality.Semantic.DeepEqual(after.Status, before.Status) {
 					t.Errorf("the stored status changed after a refused update (-before +after):\n%s", cmp.Diff(before.Status, after.Status))
 				}
 			}

@@ -1,4 +1,4 @@
-package controllers_test
+package api
 
 import (
 	"context"
@@ -22,32 +22,32 @@ import (
 // generation, and does return once the controller has observed the new one; --for=jsonpath on
 // the phase follows the change.
 func TestKubectlWaitAfterSpecChange(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	name := "w1"
 	pid := "fake://" + ns + "/" + name
 	node := ns + "-" + name
 
-	m := newMachine(ns, name)
+	m := harness.NewMachine(ns, name)
 	m.Spec.Version = "v1.36.3"
-	create(t, m)
-	createInfra(t, ns, name, map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
-	createNode(t, node, pid, "v1.36.3", corev1.ConditionTrue, time.Now())
+	env.Create(t, m)
+	env.CreateInfra(t, ns, name, map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
+	env.CreateNode(t, node, pid, "v1.36.3", corev1.ConditionTrue, time.Now())
 	if out, err := kubectl(t, "-n", ns, "wait", "--for=condition=Ready", "machine/"+name, "--timeout=60s"); err != nil {
 		t.Fatalf("kubectl wait --for=condition=Ready: %v: %s", err, out)
 	}
 
 	// Paused, the controller observes nothing; a spec change leaves Ready True for generation 1.
-	updateMachine(t, ns, name, func(m *v1alpha1.Machine) {
+	env.UpdateMachine(t, ns, name, func(m *v1alpha1.Machine) {
 		m.Annotations = map[string]string{v1alpha1.PausedAnnotation: ""}
 	})
-	harness.Wait(t, waitTimeout, "Paused=True", func(context.Context) (bool, string) {
-		if c := findCondition(getMachine(t, ns, name), v1alpha1.MachinePausedCondition); c == nil || c.Status != "True" {
+	harness.Wait(t, harness.MachineTimeout, "Paused=True", func(context.Context) (bool, string) {
+		if c := findCondition(env.GetMachine(t, ns, name), v1alpha1.MachinePausedCondition); c == nil || c.Status != "True" {
 			return false, "not paused yet"
 		}
 		return true, ""
 	})
-	updateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Version = "v1.36.4" })
-	got := getMachine(t, ns, name)
+	env.UpdateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Version = "v1.36.4" })
+	got := env.GetMachine(t, ns, name)
 	ready := findCondition(got, v1alpha1.MachineReadyCondition)
 	if ready == nil || ready.Status != "True" || ready.ObservedGeneration >= got.Generation {
 		t.Fatalf("want a stale Ready=True (observedGeneration < generation %d), got %+v", got.Generation, ready)
@@ -58,7 +58,7 @@ func TestKubectlWaitAfterSpecChange(t *testing.T) {
 	}
 
 	// Unpaused, the controller observes generation 2: the Node's kubelet is older, so Updating.
-	updateMachine(t, ns, name, func(m *v1alpha1.Machine) { delete(m.Annotations, v1alpha1.PausedAnnotation) })
+	env.UpdateMachine(t, ns, name, func(m *v1alpha1.Machine) { delete(m.Annotations, v1alpha1.PausedAnnotation) })
 	out, err = kubectl(t, "-n", ns, "wait", "--for=jsonpath={.status.phase}=Updating", "machine/"+name, "--timeout=60s")
 	if err != nil || !strings.Contains(out, "condition met") {
 		t.Fatalf("kubectl wait --for=jsonpath={.status.phase}=Updating: %v: %s", err, out)
@@ -71,7 +71,7 @@ func TestKubectlWaitAfterSpecChange(t *testing.T) {
 		}
 		wait <- out
 	}()
-	updateNode(t, node, func(n *corev1.Node) { n.Status.NodeInfo.KubeletVersion = "v1.36.4" })
+	env.UpdateNode(t, node, func(n *corev1.Node) { n.Status.NodeInfo.KubeletVersion = "v1.36.4" })
 	if out := <-wait; !strings.Contains(out, "condition met") {
 		t.Fatalf("kubectl wait --for=condition=Ready after the update: %s", out)
 	}
@@ -79,7 +79,7 @@ func TestKubectlWaitAfterSpecChange(t *testing.T) {
 	if err != nil || !strings.Contains(out, "condition met") {
 		t.Fatalf("kubectl wait --for=jsonpath={.status.phase}=Running: %v: %s", err, out)
 	}
-	if got := getMachine(t, ns, name); got.Status.ObservedGeneration != got.Generation {
+	if got := env.GetMachine(t, ns, name); got.Status.ObservedGeneration != got.Generation {
 		t.Fatalf("observedGeneration %d, generation %d", got.Status.ObservedGeneration, got.Generation)
 	}
 }

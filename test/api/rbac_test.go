@@ -1,4 +1,4 @@
-package controllers_test
+package api
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -38,12 +37,12 @@ func (a access) String() string {
 }
 
 // allowed asks the API server's authorizer (SubjectAccessReview, as the admin) whether
-// managerUser may do a.
+// harness.ManagerUser may do a.
 func allowed(t *testing.T, a access) bool {
 	t.Helper()
 	res, sub, _ := strings.Cut(a.resource, "/")
 	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User:   managerUser,
+		User:   harness.ManagerUser,
 		Groups: []string{"system:authenticated"},
 		ResourceAttributes: &authorizationv1.ResourceAttributes{
 			Verb: a.verb, Group: a.group, Resource: res, Subresource: sub, Namespace: a.namespace,
@@ -55,39 +54,22 @@ func allowed(t *testing.T, a access) bool {
 	return sar.Status.Allowed
 }
 
-// TestManagerRunsAsRestrictedUser: the suite's manager authenticates as managerUser, which is
-// not a member of system:masters, so RBAC alone decides what it may do.
-func TestManagerRunsAsRestrictedUser(t *testing.T) {
-	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	review := &authenticationv1.SelfSubjectReview{}
-	if err := c.Create(context.Background(), review); err != nil {
-		t.Fatal(err)
-	}
-	u := review.Status.UserInfo
-	if u.Username != managerUser || slices.Contains(u.Groups, "system:masters") {
-		t.Fatalf("the manager authenticates as %q in groups %v, want %q without system:masters", u.Username, u.Groups, managerUser)
-	}
-}
-
-// TestManagerRBACIsEnforced checks what the API server lets managerUser do: everything the
+// TestManagerRBACIsEnforced checks what the API server lets harness.ManagerUser do: everything the
 // controller needs, and nothing of a sample of what it must not do — through the authorizer
 // and through real requests with the manager's credentials, which must get 403 Forbidden.
 func TestManagerRBACIsEnforced(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	for _, a := range []access{
 		{"list", v1alpha1.GroupVersion.Group, "machines", ""},
 		{"watch", v1alpha1.GroupVersion.Group, "machines", ""},
 		{"patch", v1alpha1.GroupVersion.Group, "machines/status", ns},
 		{"watch", "", "nodes", ""},
-		{"list", infraGroup, "fakemachines", ""},
+		{"list", harness.InfraGroup, "fakemachines", ""},
 		{"list", "bootstrap.cluster.x-k8s.io", "kubeadmconfigs", ""},
 		{"create", "events.k8s.io", "events", ns},
 		{"patch", "events.k8s.io", "events", ns},
-		{"update", "coordination.k8s.io", "leases", managerNamespace},
-		{"create", "", "events", managerNamespace},
+		{"update", "coordination.k8s.io", "leases", harness.ManagerNamespace},
+		{"create", "", "events", harness.ManagerNamespace},
 		{"create", "authentication.k8s.io", "tokenreviews", ""},
 		{"create", "authorization.k8s.io", "subjectaccessreviews", ""},
 	} {
@@ -107,14 +89,14 @@ func TestManagerRBACIsEnforced(t *testing.T) {
 		{"get", "", "secrets", ns},
 		{"list", "", "secrets", ""},
 		{"list", "", "pods", ""},
-		{"patch", infraGroup, "fakemachines", ns},
-		{"update", infraGroup, "fakemachines/status", ns},
+		{"patch", harness.InfraGroup, "fakemachines", ns},
+		{"update", harness.InfraGroup, "fakemachines/status", ns},
 		{"list", "example.com", "examplemachines", ""},
 		{"create", "", "events", ns},
 		{"delete", "events.k8s.io", "events", ns},
 		{"update", "coordination.k8s.io", "leases", ns},
-		{"delete", "coordination.k8s.io", "leases", managerNamespace},
-		{"list", "coordination.k8s.io", "leases", managerNamespace},
+		{"delete", "coordination.k8s.io", "leases", harness.ManagerNamespace},
+		{"list", "coordination.k8s.io", "leases", harness.ManagerNamespace},
 		{"create", "rbac.authorization.k8s.io", "clusterrolebindings", ""},
 		{"create", "apiextensions.k8s.io", "customresourcedefinitions", ""},
 		{"create", "authentication.k8s.io", "tokenrequests", ""},
@@ -126,12 +108,12 @@ func TestManagerRBACIsEnforced(t *testing.T) {
 	}
 
 	// Real requests with the manager's credentials.
-	c, err := client.New(managerConfig, client.Options{Scheme: scheme})
+	c, err := client.New(managerConfig, client.Options{Scheme: env.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	create(t, newMachine(ns, "m"))
+	env.Create(t, harness.NewMachine(ns, "m"))
 	m := &v1alpha1.Machine{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "m"}, m); err != nil {
 		t.Fatalf("the manager cannot read a Machine: %v", err)
@@ -143,7 +125,7 @@ func TestManagerRBACIsEnforced(t *testing.T) {
 	forbidden(t, "read a Secret", c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "any"}, &corev1.Secret{}))
 	forbidden(t, "list Secrets", c.List(ctx, &corev1.SecretList{}))
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(infraGVK)
+	u.SetGroupVersionKind(harness.InfraGVK)
 	u.SetNamespace(ns)
 	u.SetName("rogue")
 	forbidden(t, "create a FakeMachine", c.Create(ctx, u))
@@ -156,13 +138,13 @@ func forbidden(t *testing.T, what string, err error) {
 	}
 }
 
-// TestLeaderElectionWithItsRole: the manager holds its Lease in managerNamespace and records
+// TestLeaderElectionWithItsRole: the manager holds its Lease in harness.ManagerNamespace and records
 // the "became leader" event there, with nothing but the leader election Role.
 func TestLeaderElectionWithItsRole(t *testing.T) {
 	ctx := context.Background()
 	harness.Wait(t, time.Minute, "the manager's Lease", func(context.Context) (bool, string) {
 		l := &coordinationv1.Lease{}
-		if err := k8s.Get(ctx, client.ObjectKey{Namespace: managerNamespace, Name: leaderElectionID}, l); err != nil {
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: harness.ManagerNamespace, Name: leaderElectionID}, l); err != nil {
 			return false, err.Error()
 		}
 		if l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == "" {
@@ -172,7 +154,7 @@ func TestLeaderElectionWithItsRole(t *testing.T) {
 	})
 	harness.Wait(t, time.Minute, "the LeaderElection event", func(context.Context) (bool, string) {
 		evs := &corev1.EventList{}
-		if err := k8s.List(ctx, evs, client.InNamespace(managerNamespace)); err != nil {
+		if err := k8s.List(ctx, evs, client.InNamespace(harness.ManagerNamespace)); err != nil {
 			return false, err.Error()
 		}
 		for _, e := range evs.Items {

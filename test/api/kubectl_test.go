@@ -1,11 +1,9 @@
-package controllers_test
+package api
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,29 +15,25 @@ import (
 	"github.com/machinestatus/machinestatus/test/harness"
 )
 
-// kubectl runs the real kubectl built by `make tools` against the test API server.
+// kubectl runs the real kubectl built by `make tools` against the test API server, as the admin.
 func kubectl(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	bin := os.Getenv("KUBECTL_BIN")
-	if bin == "" {
-		bin = filepath.Join(assets(), "kubectl")
-	}
-	cmd := exec.Command(bin, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	cmd := exec.Command(env.KubectlBin, append([]string{"--kubeconfig", env.Kubeconfig}, args...)...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
 
 // TestKubectl checks what an operator sees with kubectl get, describe and wait.
 func TestKubectl(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.Namespace(t)
 	pid := "fake://" + ns + "/k1"
 	node := ns + "-k1"
 
 	// wait --for=condition=Ready starts before the Machine is ready and returns when it is.
-	m := newMachine(ns, "k1")
+	m := harness.NewMachine(ns, "k1")
 	m.Spec.Version = "v1.36.3"
-	create(t, m)
-	waitPhase(t, ns, "k1", v1alpha1.MachinePhasePending)
+	env.Create(t, m)
+	env.WaitPhase(t, ns, "k1", v1alpha1.MachinePhasePending)
 	wait := make(chan string, 1)
 	go func() {
 		out, err := kubectl(t, "-n", ns, "wait", "--for=condition=Ready", "machine/k1", "--timeout=60s")
@@ -49,8 +43,8 @@ func TestKubectl(t *testing.T) {
 		wait <- out
 	}()
 	time.Sleep(time.Second) // let kubectl wait observe the not-ready Machine first
-	createInfra(t, ns, "k1", map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
-	createNode(t, node, pid, "v1.36.3", corev1.ConditionTrue, time.Now())
+	env.CreateInfra(t, ns, "k1", map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
+	env.CreateNode(t, node, pid, "v1.36.3", corev1.ConditionTrue, time.Now())
 	if out := <-wait; !strings.Contains(out, "machine.machinestatus.io/k1 condition met") {
 		t.Fatalf("kubectl wait --for=condition=Ready: %s", out)
 	}
@@ -89,7 +83,7 @@ func TestKubectl(t *testing.T) {
 		`^\s+Normal\s+MachineRunning\s+.*Phase changed from \w+ to Running$`,
 		`^\s+Normal\s+CreateSucceeded\s+.*Create succeeded$`,
 	}
-	harness.Wait(t, waitTimeout, "kubectl describe machine to show the events", func(context.Context) (bool, string) {
+	harness.Wait(t, harness.MachineTimeout, "kubectl describe machine to show the events", func(context.Context) (bool, string) {
 		out, err = kubectl(t, "-n", ns, "describe", "machine", "k1")
 		if err != nil {
 			return false, fmt.Sprintf("%v: %s", err, out)
