@@ -28,4 +28,3 @@ func TestManagerRunsAsRestrictedUser(t *testing.T) {
 		t.Fatalf("the manager authenticates as %q in groups %v, want %q without system:masters", u.Username, u.Groups, harness.ManagerUser)
 	}
 }
-

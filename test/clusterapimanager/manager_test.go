@@ -26,6 +26,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 )
 
@@ -94,13 +95,10 @@ func TestLifecycle(t *testing.T) {
 	if err := env.Client.Delete(ctx, got); err != nil {
 		t.Fatal(err)
 	}
-	err := poll(ctx, time.Minute, func() (bool, error) {
+	harness.Wait(t, time.Minute, "the deleted Machine to be gone", func(ctx context.Context) (bool, string) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(m), &clusterv1.Machine{})
-		return apierrors.IsNotFound(err), nil
+		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
 	})
-	if err != nil {
-		t.Fatalf("the deleted Machine is still there: %v", err)
-	}
 }
 
 // TestInstalledOnARunningFleet: Cluster API Machines that Cluster API has run for an hour, with
@@ -344,58 +342,47 @@ func newMachine(t *testing.T, ns, name string, inShard bool) *clusterv1.Machine 
 // setStatus reads m, applies edit to its status and writes the status, as Cluster API does.
 func setStatus(t *testing.T, m *clusterv1.Machine, edit func(*clusterv1.MachineStatus)) {
 	t.Helper()
-	ctx := context.Background()
-	err := poll(ctx, time.Minute, func() (bool, error) {
+	harness.Wait(t, time.Minute, fmt.Sprintf("a status write of %s/%s", m.Namespace, m.Name), func(ctx context.Context) (bool, string) {
 		got := &clusterv1.Machine{}
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(m), got); err != nil {
-			return false, err
+			return false, err.Error()
 		}
 		edit(&got.Status)
 		err := env.Client.Status().Update(ctx, got)
-		if apierrors.IsConflict(err) {
-			return false, nil
+		if err != nil && !apierrors.IsConflict(err) {
+			t.Fatalf("cannot write the status of %s/%s: %v", m.Namespace, m.Name, err)
 		}
-		return err == nil, err
+		return err == nil, fmt.Sprint(err)
 	})
-	if err != nil {
-		t.Fatalf("cannot write the status of %s/%s: %v", m.Namespace, m.Name, err)
-	}
 }
 
 // waitForOperation waits until m's annotation holds a lastOperation of type typ in state
 // state, and returns it.
 func waitForOperation(t *testing.T, m *clusterv1.Machine, typ v1alpha1.MachineOperationType, state v1alpha1.MachineOperationState) *v1alpha1.LastOperation {
 	t.Helper()
-	ctx := context.Background()
 	var op *v1alpha1.LastOperation
-	last := "no annotation"
-	err := poll(ctx, 2*time.Minute, func() (bool, error) {
+	harness.Wait(t, 2*time.Minute, fmt.Sprintf("lastOperation %s %s of %s/%s", typ, state, m.Namespace, m.Name), func(ctx context.Context) (bool, string) {
 		got := &clusterv1.Machine{}
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(m), got); err != nil {
-			return false, err
+			return false, err.Error()
 		}
-		last = got.Annotations[aggregate.LastOperationAnnotation]
 		var err error
 		op, err = aggregate.LastOperationFromAnnotations(got.Annotations)
-		return err == nil && op != nil && op.Type == typ && op.State == state, nil
+		return err == nil && op != nil && op.Type == typ && op.State == state,
+			fmt.Sprintf("annotation: %s (%v)\n%s", got.Annotations[aggregate.LastOperationAnnotation], err, env.manager.Tail(20))
 	})
-	if err != nil {
-		t.Fatalf("%s/%s: waiting for lastOperation %s %s: %v; annotation: %s\n%s", m.Namespace, m.Name, typ, state, err, last, env.manager.Tail(20))
-	}
 	return op
 }
 
 // waitForEvents waits until the Machine name in ns has events of every reason.
 func waitForEvents(t *testing.T, ns, name string, reasons ...string) {
 	t.Helper()
-	ctx := context.Background()
-	var seen []string
-	err := poll(ctx, time.Minute, func() (bool, error) {
+	harness.Wait(t, time.Minute, fmt.Sprintf("events %v of %s/%s", reasons, ns, name), func(ctx context.Context) (bool, string) {
 		list := &eventsv1.EventList{}
 		if err := env.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
-			return false, err
+			return false, err.Error()
 		}
-		seen = seen[:0]
+		var seen []string
 		for _, e := range list.Items {
 			if e.Regarding.Name == name && e.Regarding.Kind == "Machine" && e.Regarding.APIVersion == clusterv1.GroupVersion.String() {
 				seen = append(seen, e.Reason)
@@ -403,35 +390,25 @@ func waitForEvents(t *testing.T, ns, name string, reasons ...string) {
 		}
 		for _, r := range reasons {
 			if !slices.Contains(seen, r) {
-				return false, nil
+				return false, fmt.Sprintf("events %v", seen)
 			}
 		}
-		return true, nil
+		return true, ""
 	})
-	if err != nil {
-		t.Fatalf("events of %s/%s: %v, want %v: %v", ns, name, seen, reasons, err)
-	}
 }
 
 // waitForMetric waits until the manager's metric name, summed over the samples with labels,
 // is at least want.
 func waitForMetric(t *testing.T, name string, labels map[string]string, want float64) {
 	t.Helper()
-	ctx := context.Background()
-	got := 0.0
-	var scrapeErr error
-	err := poll(ctx, time.Minute, func() (bool, error) {
+	harness.Wait(t, time.Minute, fmt.Sprintf("%s%v ≥ %v", name, labels, want), func(ctx context.Context) (bool, string) {
 		samples, err := managerMetrics(ctx)
-		scrapeErr = err // the endpoint may not answer yet
-		if samples == nil {
-			return false, nil
+		if samples == nil { // the endpoint may not answer yet
+			return false, fmt.Sprintf("scrape: %v", err)
 		}
-		got = metricValue(samples, name, labels)
-		return got >= want, nil
+		got := metricValue(samples, name, labels)
+		return got >= want, fmt.Sprintf("%v", got)
 	})
-	if err != nil {
-		t.Fatalf("%s%v = %v, want at least %v (last scrape error: %v)", name, labels, got, want, scrapeErr)
-	}
 }
 
 // machinePatches returns how many PATCH requests on machines.cluster.x-k8s.io (not its status)

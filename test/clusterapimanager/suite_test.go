@@ -21,7 +21,6 @@ import (
 	"github.com/prometheus/common/model"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -138,15 +137,15 @@ func tearDown() {
 // returns it.
 func waitForLog(ctx context.Context, s string) (string, error) {
 	var line string
-	err := poll(ctx, 2*time.Minute, func() (bool, error) {
+	err := harness.Poll(ctx, 2*time.Minute, func(context.Context) (bool, string) {
 		select {
 		case <-env.manager.Done():
-			return false, fmt.Errorf("the manager exited: %w", env.manager.ExitError())
+			return false, fmt.Sprintf("the manager exited: %v", env.manager.ExitError())
 		default:
 		}
 		f, err := os.Open(env.manager.LogPath)
 		if err != nil {
-			return false, nil
+			return false, err.Error()
 		}
 		defer f.Close()
 		sc := bufio.NewScanner(f)
@@ -154,10 +153,10 @@ func waitForLog(ctx context.Context, s string) (string, error) {
 		for sc.Scan() {
 			if strings.Contains(sc.Text(), s) {
 				line = sc.Text()
-				return true, nil
+				return true, ""
 			}
 		}
-		return false, nil
+		return false, "not in the log yet"
 	})
 	if err != nil {
 		return "", fmt.Errorf("waiting for %q in the manager's log: %w", s, err)
@@ -166,24 +165,18 @@ func waitForLog(ctx context.Context, s string) (string, error) {
 }
 
 func waitEstablished(ctx context.Context, name string) error {
-	return poll(ctx, time.Minute, func() (bool, error) {
+	return harness.Poll(ctx, time.Minute, func(ctx context.Context) (bool, string) {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-			return false, client.IgnoreNotFound(err)
+			return false, err.Error()
 		}
 		for _, c := range crd.Status.Conditions {
 			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
+				return true, ""
 			}
 		}
-		return false, nil
+		return false, "not Established"
 	})
-}
-
-// poll calls check every 200 ms until it reports done or an error, or timeout passes.
-func poll(ctx context.Context, timeout time.Duration, check func() (bool, error)) error {
-	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true,
-		func(context.Context) (bool, error) { return check() })
 }
 
 // managerMetrics scrapes the manager's metrics endpoint.
@@ -236,21 +229,19 @@ func metricValue(samples map[string][]model.Sample, name string, want map[string
 // until the endpoint answers.
 func servedMetric(ctx context.Context) (float64, error) {
 	var v float64
-	var scrapeErr error
-	err := poll(ctx, time.Minute, func() (bool, error) {
+	err := harness.Poll(ctx, time.Minute, func(ctx context.Context) (bool, string) {
 		samples, err := managerMetrics(ctx)
-		scrapeErr = err // the endpoint may not answer yet
-		if samples == nil {
-			return false, nil
+		if samples == nil { // the endpoint may not answer yet
+			return false, fmt.Sprintf("scrape: %v", err)
 		}
 		if len(samples["machinestatus_machine_api_served"]) == 0 {
-			return false, nil
+			return false, "no machinestatus_machine_api_served yet"
 		}
 		v = metricValue(samples, "machinestatus_machine_api_served", map[string]string{"api_group": "cluster.x-k8s.io"})
-		return true, nil
+		return true, ""
 	})
 	if err != nil {
-		return v, fmt.Errorf("%w (last scrape error: %w)", err, scrapeErr)
+		return v, fmt.Errorf("waiting for machinestatus_machine_api_served: %w", err)
 	}
 	return v, nil
 }
