@@ -140,7 +140,7 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 	// Into the shard: the manager sees each Machine for the first time, with its status.
 	for _, m := range machines {
 		patch := []byte(`{"metadata":{"labels":{"` + shardLabel + `":"` + shardValue + `"}}}`)
-		if err := env.k8s.Patch(ctx, m.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); err != nil {
+		if err := env.Client.Patch(ctx, m.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -157,11 +157,11 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 	}
 	// The status does not change, so the first annotation the manager writes is its verdict.
 	got := map[string]result{}
-	err := poll(ctx, 2*time.Minute, func() (bool, error) {
+	err := harness.Poll(ctx, 2*time.Minute, func(ctx context.Context) (bool, string) {
 		for _, m := range machines {
 			cur := &clusterv1.Machine{}
-			if err := env.k8s.Get(ctx, client.ObjectKeyFromObject(m), cur); err != nil {
-				return false, err
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(m), cur); err != nil {
+				return false, err.Error()
 			}
 			op, err := aggregate.LastOperationFromAnnotations(cur.Annotations)
 			if err != nil || op == nil {
@@ -170,7 +170,7 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 			phase, _ := aggregate.ClusterAPIMachineStatus(cur, op)
 			got[m.Name] = result{op.Type, op.State, phase}
 		}
-		return len(got) == len(machines), nil
+		return len(got) == len(machines), fmt.Sprintf("annotated: %v", got)
 	})
 	if err != nil {
 		t.Errorf("not every Machine got the annotation: %v", err)

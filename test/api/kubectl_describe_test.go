@@ -1,4 +1,4 @@
-package controllers_test
+package api
 
 import (
 	"context"
@@ -18,9 +18,9 @@ import (
 // every message we write is on one line, so below "Status:" only indented lines appear until
 // "Events:".
 func TestKubectlDescribeReadsCleanly(t *testing.T) {
-	ns := newNamespace(t)
-	create(t, newMachine(ns, "d1"))
-	createInfra(t, ns, "d1", map[string]any{}, map[string]any{
+	ns := env.Namespace(t)
+	env.Create(t, harness.NewMachine(ns, "d1"))
+	env.CreateInfra(t, ns, "d1", map[string]any{}, map[string]any{
 		"initialization": map[string]any{"provisioned": false},
 		"conditions": []any{map[string]any{
 			"type": "Ready", "status": "False", "reason": "NotReady",
@@ -28,8 +28,8 @@ func TestKubectlDescribeReadsCleanly(t *testing.T) {
 			"lastTransitionTime": time.Now().UTC().Format(time.RFC3339),
 		}},
 	})
-	m := waitPhase(t, ns, "d1", v1alpha1.MachinePhaseProvisioning)
-	t.Logf("status: %s", describe(m))
+	m := env.WaitPhase(t, ns, "d1", v1alpha1.MachinePhaseProvisioning)
+	t.Logf("status: %s", harness.Describe(m))
 
 	var out string
 	const provider = `is not provisioned yet: VMProvisioned: waiting for the instance, NetworkReady: Subnet: subnet-1 is full`
@@ -39,7 +39,7 @@ func TestKubectlDescribeReadsCleanly(t *testing.T) {
 		// InfrastructureReady: the provider's multi-line summary, on one line.
 		`^\s+Message:\s+\S+ .*` + provider + `$`,
 	}
-	harness.Wait(t, waitTimeout, "kubectl describe", func(context.Context) (bool, string) {
+	harness.Wait(t, harness.MachineTimeout, "kubectl describe", func(context.Context) (bool, string) {
 		var err error
 		if out, err = kubectl(t, "-n", ns, "describe", "machine", "d1"); err != nil {
 			return false, err.Error() + ": " + out
