@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // TestForeignBrokenConditions (issue 12 part 5), end to end against the API server: another
@@ -24,10 +25,10 @@ import (
 //     accepts it): the controller keeps it as it is and still writes its own status when the
 //     world changes (the infrastructure becomes provisioned: phase Provisioned).
 func TestForeignBrokenConditions(t *testing.T) {
-	ns := newNamespace(t)
-	create(t, newMachine(ns, "f1"))
+	ns := env.Namespace(t)
+	env.Create(t, harness.NewMachine(ns, "f1"))
 	const since = "2026-05-01T12:00:00Z"
-	createInfra(t, ns, "f1", map[string]any{}, map[string]any{
+	env.CreateInfra(t, ns, "f1", map[string]any{}, map[string]any{
 		"initialization": map[string]any{"provisioned": false},
 		"conditions": []any{
 			map[string]any{"type": "Instance Ready", "status": "True", "reason": "Running", "lastTransitionTime": since},
@@ -43,11 +44,11 @@ func TestForeignBrokenConditions(t *testing.T) {
 		}
 		return ""
 	})
-	waitPhase(t, ns, "f1", v1alpha1.MachinePhaseProvisioning)
+	env.WaitPhase(t, ns, "f1", v1alpha1.MachinePhaseProvisioning)
 
 	// Another writer adds its own condition, dated by a clock far ahead, with a merge patch of
 	// the status (as a client that does not treat conditions as a list-map would: the whole list).
-	m := getMachine(t, ns, "f1")
+	m := env.GetMachine(t, ns, "f1")
 	list := append([]metav1.Condition{}, m.Status.Conditions...)
 	list = append(list, metav1.Condition{Type: "example.com/Audited", Status: metav1.ConditionTrue, Reason: "Audited",
 		Message: "", LastTransitionTime: metav1.NewTime(farAhead)})
@@ -59,8 +60,8 @@ func TestForeignBrokenConditions(t *testing.T) {
 		t.Fatalf("another writer's status patch: %v", err)
 	}
 
-	setInfraStatus(t, ns, "f1", map[string]any{"initialization": map[string]any{"provisioned": true}})
-	got := waitPhase(t, ns, "f1", v1alpha1.MachinePhaseProvisioned)
+	env.SetStatus(t, harness.InfraGVK, ns, "f1", map[string]any{"initialization": map[string]any{"provisioned": true}})
+	got := env.WaitPhase(t, ns, "f1", v1alpha1.MachinePhaseProvisioned)
 	var audited *metav1.Condition
 	for i := range got.Status.Conditions {
 		if got.Status.Conditions[i].Type == "example.com/Audited" {

@@ -25,7 +25,7 @@ func TestGetWatchKubectlPlugin(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := command(ctx, env.kubeconfig, env.kubectl, "machinestatus", "get", "ma", "-n", ns, "--watch")
+	cmd := command(ctx, env.Kubeconfig, env.KubectlBin, "machinestatus", "get", "ma", "-n", ns, "--watch")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func TestGetWatchKubectlPlugin(t *testing.T) {
 	i := waitLine(0, "the listed Machine", "capi-provisioning", "Provisioning", "Create Processing*")
 	running := createCAPIMachine(t, runningCAPIMachine(t, ns, "capi-running"))
 	i = waitLine(i+1, "the new Machine, Running", "capi-running", "Running", "True", "Create Successful*")
-	if err := env.k8s.Delete(context.Background(), running); err != nil {
+	if err := env.Client.Delete(context.Background(), running); err != nil {
 		t.Fatal(err)
 	}
 	// Without a finalizer the Machine goes at once: the line shows its last state, as kubectl's.
