@@ -11,7 +11,7 @@ import "strings"
 // "* A: x\n* B:\n  * C: y" becomes "A: x, B: C: y". A message without a line break is returned
 // as it is, without allocating.
 func OneLine(msg string) string {
-	if !strings.ContainsAny(msg, "\n\r") {
+	if !hasLineBreak(msg) {
 		return msg
 	}
 	var b strings.Builder
@@ -33,7 +33,7 @@ func OneLineMaxLen(msg string) int {
 // lines and the separators between them, in order, without allocating. It stops when yield
 // returns false.
 func OneLinePieces(msg string, yield func(piece string) bool) {
-	if !strings.ContainsAny(msg, "\n\r") {
+	if !hasLineBreak(msg) {
 		yield(msg)
 		return
 	}
@@ -57,4 +57,10 @@ func OneLinePieces(msg string, yield func(piece string) bool) {
 		}
 		first, heading = false, strings.HasSuffix(line, ":")
 	}
+}
+
+// hasLineBreak reports whether msg holds a "\n" or "\r" (strings.ContainsAny, with the byte
+// search that is fast on the short messages of every reconcile).
+func hasLineBreak(msg string) bool {
+	return strings.IndexByte(msg, '\n') >= 0 || strings.IndexByte(msg, '\r') >= 0
 }

@@ -35,25 +35,17 @@ func quickValidType(t string) bool {
 	if len(t) == 0 || len(t) > maxTypeLength {
 		return false
 	}
-	name := t
-	for i := len(t) - 1; i >= 0; i-- {
-		if t[i] == '/' {
-			if !quickValidPrefix(t[:i]) {
-				return false
-			}
-			name = t[i+1:]
-			break
-		}
+	// One pass from the end over the name's characters; a '/' ends the name and starts the
+	// prefix, any other character outside the name's class makes t invalid.
+	i := len(t) - 1
+	for i >= 0 && charClass[t[i]]&(classAlpha|classDigit|classNameExtra) != 0 {
+		i--
 	}
-	if len(name) == 0 || len(name) > maxTypeNameBytes || !isAlnum(name[0]) || !isAlnum(name[len(name)-1]) {
+	name := t[i+1:]
+	if i >= 0 && (t[i] != '/' || !quickValidPrefix(t[:i])) {
 		return false
 	}
-	for i := 0; i < len(name); i++ {
-		if charClass[name[i]]&(classAlpha|classDigit|classNameExtra) == 0 {
-			return false
-		}
-	}
-	return true
+	return len(name) > 0 && len(name) <= maxTypeNameBytes && isAlnum(name[0]) && isAlnum(name[len(name)-1])
 }
 
 // quickValidPrefix reports whether p is a DNS-1123 subdomain: at most 253 characters, labels
