@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -43,10 +44,15 @@ func rows(text string) (types []string, problemsAt, goodAt int) {
 func TestDescribeClusterAPIMachineText(t *testing.T) {
 	// The fixture's own namespace; docs/cli.md shows this output.
 	ns := "fleet"
-	if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
+	if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err) // it exists on a second run (go test -count=2): namespaces are never deleted here
 	}
 	m := createCAPIMachine(t, unhealthyCAPIMachine(t, ns, "prod-eu-md-0-x7k2p-4mfzt"))
+	t.Cleanup(func() {
+		if err := env.Client.Delete(context.Background(), m); err != nil && !apierrors.IsNotFound(err) {
+			t.Error(err)
+		}
+	})
 
 	r := runPlugin(t, "", "describe", "machines.cluster.x-k8s.io/"+m.Name, "-n", ns)
 	if r.code != 0 {
@@ -227,15 +233,16 @@ func TestDescribeKubectlPlugin(t *testing.T) {
 // context.
 func TestDescribeNamespacesAndSelectors(t *testing.T) {
 	a, b := newNamespace(t, "pool-a"), newNamespace(t, "pool-b")
-	pool := map[string]string{"pool": "selectors-test"}
+	selector := "selectors-" + a // unique to this run: Machines of an earlier run stay
+	pool := map[string]string{"pool": selector}
 	createMachinestatusMachine(t, a, "worker-a", pool, runningConditions()...)
 	createMachinestatusMachine(t, b, "worker-b", pool, failedConditions()...)
 	createMachinestatusMachine(t, b, "other", nil, runningConditions()...)
 	capi := runningCAPIMachine(t, b, "capi-b")
-	capi.Labels["pool"] = "selectors-test"
+	capi.Labels["pool"] = selector
 	createCAPIMachine(t, capi)
 
-	r := runCLI(t, "", "describe", "-A", "-l", "pool=selectors-test", "-o", "json")
+	r := runCLI(t, "", "describe", "-A", "-l", "pool="+selector, "-o", "json")
 	if r.code != 0 {
 		t.Fatalf("describe -A -l failed: %s", r)
 	}
