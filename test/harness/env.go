@@ -35,7 +35,8 @@ type Options struct {
 	Kwok bool
 	// AddToScheme adds types to Env.Scheme besides client-go's and machinestatus's.
 	AddToScheme []func(*runtime.Scheme) error
-	// QPS and Burst of Env.Config and Env.Client (zero: client-go's defaults).
+	// QPS and Burst of Env.Config and Env.Client (zero: envtest's, 1000 and 2000; client-go's
+	// own defaults, 5 and 10, would throttle the suites that write fast).
 	QPS   float32
 	Burst int
 }
@@ -120,7 +121,12 @@ func Start(o Options) (e *Env, err error) {
 		return e, err
 	}
 	e.Config = rest.CopyConfig(e.CP.Config)
-	e.Config.QPS, e.Config.Burst = o.QPS, o.Burst
+	if o.QPS != 0 {
+		e.Config.QPS = o.QPS
+	}
+	if o.Burst != 0 {
+		e.Config.Burst = o.Burst
+	}
 	if e.Client, err = client.New(e.Config, client.Options{Scheme: e.Scheme}); err != nil {
 		return e, fmt.Errorf("cannot create a client: %w", err)
 	}

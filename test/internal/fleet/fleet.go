@@ -4,6 +4,7 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,7 +57,8 @@ type Options struct {
 	APIServerFlags map[string]string
 	// ProviderConcurrency is how many SimMachines the provider reconciles at once (default 1).
 	ProviderConcurrency int
-	// QPS and Burst of Client and the provider (default: client-go's).
+	// QPS and Burst of Client and the provider (zero: client-go's defaults, 5 and 10, as a
+	// provider built on client-go would have).
 	QPS   float32
 	Burst int
 	// Out receives one line per component started (nil: discarded).
@@ -127,7 +129,7 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 	t := time.Now()
 	e.Env, err = harness.Start(harness.Options{
 		Dir: e.StateDir, MachineCRD: true, CRDs: append(sims, o.CRDs...), APIServerFlags: o.APIServerFlags,
-		Kwok: true, AddToScheme: []func(*runtime.Scheme) error{infrav1.AddToScheme}, QPS: o.QPS, Burst: o.Burst,
+		Kwok: true, AddToScheme: []func(*runtime.Scheme) error{infrav1.AddToScheme}, QPS: cmp.Or(o.QPS, rest.DefaultQPS), Burst: cmp.Or(o.Burst, rest.DefaultBurst),
 	})
 	if err != nil {
 		return e, err
