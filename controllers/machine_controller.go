@@ -210,6 +210,14 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 		}
 		return st, fmt.Errorf("cannot resolve kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
 	}
+	// A CRD serves a new version moments before discovery lists it: a watch started in between
+	// fails (controller-runtime logs an error and retries it), so none starts until the
+	// RESTMapper, which asks discovery again for a version it does not know, has it.
+	if gvk := mapping.GroupVersionKind; r.RESTMapper != nil {
+		if _, err := r.RESTMapper.RESTMapping(gvk.GroupKind(), gvk.Version); meta.IsNoMatchError(err) {
+			return notInDiscovery(st, ref.APIGroup, gvk.Version, r.kindRetryInterval()), nil
+		}
+	}
 	reader, verbs, err := r.readerFor(ctx, mapping, ns, now)
 	if err != nil {
 		return st, err
@@ -228,8 +236,7 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 	case apierrors.IsForbidden(err):
 		return forbidden(st, mapping.Resource.GroupResource(), ns, "read", r.kindRetryInterval()), nil
 	case meta.IsNoMatchError(err):
-		// The CRD serves the version, discovery does not list it yet (it follows within moments).
-		return kindNotServed(st, ref.APIGroup, "version "+mapping.GroupVersionKind.Version+" is not in discovery yet", r.kindRetryInterval()), nil
+		return notInDiscovery(st, ref.APIGroup, mapping.GroupVersionKind.Version, r.kindRetryInterval()), nil
 	case (apierrors.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded)) && ctx.Err() == nil:
 		// The informer cache reports a sync that outlasted rctx as a Timeout status error.
 		st.Unreadable = fmt.Sprintf("cannot read %s: timed out waiting for the %s cache (missing RBAC?)", st, ref.Kind)
@@ -238,6 +245,13 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 		return st, fmt.Errorf("cannot read %s: %w", st, err)
 	}
 	return contractState(st, obj, readyField), nil
+}
+
+// notInDiscovery returns st for a reference whose kind's CRD serves version, which discovery
+// does not list yet (it follows within moments): KindNotServed, checked again at the retry
+// interval or at once when the CRD changes.
+func notInDiscovery(st refState, group, version string, interval time.Duration) refState {
+	return kindNotServed(st, group, "version "+version+" is not in discovery yet", interval)
 }
 
 // findNode returns the Machine's Node (machineNode: the Node with the Machine's providerID,
