@@ -3,8 +3,6 @@ package aggregate
 import (
 	"slices"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
 )
@@ -72,7 +70,7 @@ func Summarize(m *v1alpha1.Machine, opts ...conditions.SetOption) bool {
 func setReady(m *v1alpha1.Machine, o *SummaryOptions) (bool, error) {
 	var from conditions.Getter = m
 	if view := staleGatesView(m, o); view != nil {
-		from = conditionList(view)
+		from = conditions.List(view)
 	}
 	c, err := newSummaryCondition(from, v1alpha1.MachineReadyCondition, o)
 	if err != nil {
@@ -81,12 +79,6 @@ func setReady(m *v1alpha1.Machine, o *SummaryOptions) (bool, error) {
 	return conditions.Set(m, c, o.SetOptions...)
 }
 
-// conditionList is a conditions.Getter of a list.
-type conditionList []metav1.Condition
-
-// GetConditions implements conditions.Getter.
-func (l conditionList) GetConditions() []metav1.Condition { return l }
-
 // readyScopeArray is the size of the arrays Summarize lends readyOptions: the built-in types
 // and a few readiness gates fit without allocating.
 const readyScopeArray = 16
@@ -94,7 +86,7 @@ const readyScopeArray = 16
 // readyOptions are the summary options of m's Ready condition. The scope and the negative
 // types are appended to the given slices.
 func readyOptions(m *v1alpha1.Machine, setOpts []conditions.SetOption, scope, negative []string) SummaryOptions {
-	// In catalog order, so that the summary's sort finds them sorted.
+	// In catalog order (the order the message lists them in; the summary does not need it).
 	for _, t := range readyBuiltinTypes {
 		if t != v1alpha1.MachineBootstrapConfigReadyCondition || m.Spec.Bootstrap != nil {
 			scope = append(scope, t)
