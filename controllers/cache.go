@@ -43,7 +43,7 @@ func CacheOptionsFor(machineSelector labels.Selector, machinestatus bool) cache.
 			machines.Label = machineSelector
 		}
 		o.ByObject[&v1alpha1.Machine{}] = machines
-		// The referenced kinds' CRDs, followed for their served versions (crdwatch.go).
+		// The referenced kinds' CRDs, followed for their served versions (versions.go).
 		o.ByObject[newCRD()] = cache.ByObject{Transform: stripCRD}
 	}
 	return o

@@ -34,7 +34,7 @@ import (
 // status rewrite that leaves phase and lastOperation as they were), without a resourceVersion
 // precondition, so it neither conflicts with Cluster API's own writes nor touches spec, status
 // or any other metadata. It adds no finalizer: deletion is never blocked. Its RBAC is
-// config/rbac/clusterapi_role.yaml.
+// config/clusterapi/role.yaml.
 type ClusterAPIMachineReconciler struct {
 	// Client patches the Machines' annotation.
 	Client client.Client
