@@ -28,16 +28,27 @@ func TestOneLine(t *testing.T) {
 	}
 }
 
-// TestOneLinePieces: the pieces concatenate to OneLine, and a caller may stop early.
+// TestOneLinePieces: the pieces, literally (OneLine is their concatenation, so comparing with it
+// would prove nothing), an upper bound that holds, and a caller may stop early.
 func TestOneLinePieces(t *testing.T) {
-	for _, msg := range []string{"", "one", "* a\n* b:\n  * c\n", "\r\n- x\r\n", "a\rb\rc"} {
-		var got string
-		conditions.OneLinePieces(msg, func(p string) bool { got += p; return true })
-		if want := conditions.OneLine(msg); got != want {
-			t.Errorf("pieces of %q = %q, want %q", msg, got, want)
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"", []string{""}},
+		{"one", []string{"one"}},
+		{"* a\n* b:\n  * c\n", []string{"a", ", ", "b:", " ", "c"}},
+		{"\r\n- x\r\n", []string{"x"}},
+		{"a\rb\rc", []string{"a", ", ", "b", ", ", "c"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		conditions.OneLinePieces(tt.in, func(p string) bool { got = append(got, p); return true })
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("pieces of %q (-want +got):\n%s", tt.in, diff)
 		}
-		if n := len(conditions.OneLine(msg)); n > conditions.OneLineMaxLen(msg) {
-			t.Errorf("len(OneLine(%q)) = %d > OneLineMaxLen %d", msg, n, conditions.OneLineMaxLen(msg))
+		if n := len(conditions.OneLine(tt.in)); n > conditions.OneLineMaxLen(tt.in) {
+			t.Errorf("len(OneLine(%q)) = %d > OneLineMaxLen %d", tt.in, n, conditions.OneLineMaxLen(tt.in))
 		}
 	}
 	calls := 0
