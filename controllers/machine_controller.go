@@ -78,8 +78,10 @@ type MachineReconciler struct {
 	watched    map[schema.GroupVersionKind]bool
 	crdKinds   map[schema.GroupKind]bool
 	unserved   recentAnswers[schema.GroupKind, struct{}]
-	access     accessState
-	refusals   refusedWrites
+	// discoveryLag: since when versions served by CRDs have been missing from discovery.
+	discoveryLag discoveryLag
+	access       accessState
+	refusals     refusedWrites
 }
 
 // SetupWithManager checks the reconciler's dependencies, registers its field indexes and
@@ -215,8 +217,9 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 	// RESTMapper, which asks discovery again for a version it does not know, has it.
 	if gvk := mapping.GroupVersionKind; r.RESTMapper != nil {
 		if _, err := r.RESTMapper.RESTMapping(gvk.GroupKind(), gvk.Version); meta.IsNoMatchError(err) {
-			return notInDiscovery(st, ref.APIGroup, gvk.Version, r.kindRetryInterval()), nil
+			return r.notInDiscovery(st, gvk, now), nil
 		}
+		r.discoveryLag.found(gvk)
 	}
 	reader, verbs, err := r.readerFor(ctx, mapping, ns, now)
 	if err != nil {
@@ -236,7 +239,7 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 	case apierrors.IsForbidden(err):
 		return forbidden(st, mapping.Resource.GroupResource(), ns, "read", r.kindRetryInterval()), nil
 	case meta.IsNoMatchError(err):
-		return notInDiscovery(st, ref.APIGroup, mapping.GroupVersionKind.Version, r.kindRetryInterval()), nil
+		return r.notInDiscovery(st, mapping.GroupVersionKind, now), nil
 	case (apierrors.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded)) && ctx.Err() == nil:
 		// The informer cache reports a sync that outlasted rctx as a Timeout status error.
 		st.Unreadable = fmt.Sprintf("cannot read %s: timed out waiting for the %s cache (missing RBAC?)", st, ref.Kind)
@@ -247,11 +250,13 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 	return contractState(st, obj, readyField), nil
 }
 
-// notInDiscovery returns st for a reference whose kind's CRD serves version, which discovery
-// does not list yet (it follows within moments): KindNotServed, checked again at the retry
-// interval or at once when the CRD changes.
-func notInDiscovery(st refState, group, version string, interval time.Duration) refState {
-	return kindNotServed(st, group, "version "+version+" is not in discovery yet", interval)
+// notInDiscovery returns st for a reference whose kind's CRD serves gvk's version, which
+// discovery does not list yet: KindNotServed, read again after a wait that starts at
+// DiscoveryRetryInterval and doubles up to the kind retry interval while the version stays
+// missing (discoveryLag), or at once when the CRD changes.
+func (r *MachineReconciler) notInDiscovery(st refState, gvk schema.GroupVersionKind, now time.Time) refState {
+	interval := r.kindRetryInterval()
+	return notInDiscovery(st, gvk.Group, gvk.Version, r.discoveryLag.retryAfter(gvk, now, interval), interval)
 }
 
 // findNode returns the Machine's Node (machineNode: the Node with the Machine's providerID,

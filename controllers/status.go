@@ -26,6 +26,9 @@ type refState struct {
 	Unreadable string
 	// Problem picks the condition's reason when Unreadable is set.
 	Problem refProblem
+	// RetryAfter, when positive, is how soon to read an Unreadable object again, sooner than
+	// the kind retry interval (a version discovery does not list yet, notInDiscovery).
+	RetryAfter time.Duration
 	// Status is what the object reports (valid when Exists and Unreadable is empty).
 	Status contractStatus
 }

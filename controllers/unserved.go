@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -11,6 +12,12 @@ import (
 // DefaultKindRetryInterval is MachineReconciler.KindRetryInterval when left zero: a Machine whose
 // reference names a kind the API server does not serve is reconciled again after one minute.
 const DefaultKindRetryInterval = time.Minute
+
+// DiscoveryRetryInterval is the first wait before a Machine is reconciled again when its
+// reference's CRD serves a version that discovery does not list yet (discovery follows a CRD
+// within seconds). The wait then doubles while the version stays missing, up to the kind retry
+// interval (discoveryLag.retryAfter).
+const DiscoveryRetryInterval = 2 * time.Second
 
 // restMapping is RESTMapper.RESTMapping for the preferred version of gk, except that a kind found
 // unserved less than the retry interval ago is a *meta.NoKindMatchError without asking again.
@@ -35,23 +42,78 @@ func kindNotServed(st refState, group, why string, interval time.Duration) refSt
 	if why == "" {
 		why = "is its CRD installed?"
 	}
-	st.Problem = refKindNotServed
-	st.Unreadable = fmt.Sprintf("cannot read %s: the API server serves no kind %s in group %s (%s); checking again every %s",
-		st, st.Kind, group, why, interval)
+	return unservedState(st, group, why, fmt.Sprintf("checking again every %s", interval))
+}
+
+// notInDiscovery returns st for a reference whose kind's CRD serves version, which discovery
+// does not list yet (it follows within seconds): KindNotServed, read again after retry (set as
+// st.RetryAfter, the current step of the backoff from DiscoveryRetryInterval up to interval) or
+// at once when the CRD changes. The message names the backoff's bounds, not its current step, so
+// that it does not change (and the status is not written again) at each step.
+func notInDiscovery(st refState, group, version string, retry, interval time.Duration) refState {
+	st = unservedState(st, group, "version "+version+" is not in discovery yet",
+		fmt.Sprintf("checking again after %s, doubling up to every %s", min(DiscoveryRetryInterval, interval), interval))
+	st.RetryAfter = retry
 	return st
 }
 
-// kindRetryDeadline returns the earlier of next (zero: none) and now plus the retry interval
-// when the infrastructure or bootstrap reference names a kind that is not served, or that the
-// manager may not or could not read (no event would tell when that changes); else next.
-func (r *MachineReconciler) kindRetryDeadline(in statusInputs, now, next time.Time) time.Time {
-	retried := func(s refState) bool { return s.Unreadable != "" && s.Problem != refContractViolation }
-	if !retried(in.Infra) && (in.Bootstrap == nil || !retried(*in.Bootstrap)) {
-		return next
+func unservedState(st refState, group, why, retry string) refState {
+	st.Problem = refKindNotServed
+	st.Unreadable = fmt.Sprintf("cannot read %s: the API server serves no kind %s in group %s (%s); %s", st, st.Kind, group, why, retry)
+	return st
+}
+
+// discoveryLag remembers since when each version that a CRD serves has been missing from
+// discovery. The zero value is ready to use; it is safe for concurrent use.
+type discoveryLag struct {
+	mu    sync.Mutex
+	since map[schema.GroupVersionKind]time.Time
+}
+
+// retryAfter notes that gvk is missing from discovery at now and returns how long to wait before
+// looking again: the time since it was first found missing, at least DiscoveryRetryInterval and
+// at most interval, so that the waits double (2 s, 2 s, 4 s, 8 s, …) up to interval. A clock that
+// went back gives the shortest wait.
+func (d *discoveryLag) retryAfter(gvk schema.GroupVersionKind, now time.Time, interval time.Duration) time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.since == nil {
+		d.since = map[schema.GroupVersionKind]time.Time{}
 	}
-	retry := now.Add(r.kindRetryInterval())
-	if next.IsZero() || retry.Before(next) {
-		return retry
+	since, ok := d.since[gvk]
+	if !ok {
+		d.since[gvk], since = now, now
+	}
+	return min(max(now.Sub(since), DiscoveryRetryInterval), interval)
+}
+
+// found forgets that gvk was missing from discovery.
+func (d *discoveryLag) found(gvk schema.GroupVersionKind) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.since, gvk)
+}
+
+// kindRetryDeadline returns the earliest of next (zero: none) and, for the infrastructure and the
+// bootstrap reference each, now plus its RetryAfter, or else the retry interval, when it names a
+// kind that is not served, or that the manager may not or could not read (no event would tell
+// when that changes). With neither, it returns next.
+func (r *MachineReconciler) kindRetryDeadline(in statusInputs, now, next time.Time) time.Time {
+	refs := []refState{in.Infra}
+	if in.Bootstrap != nil {
+		refs = append(refs, *in.Bootstrap)
+	}
+	for _, s := range refs {
+		if s.Unreadable == "" || s.Problem == refContractViolation {
+			continue
+		}
+		wait := r.kindRetryInterval()
+		if s.RetryAfter > 0 {
+			wait = min(s.RetryAfter, wait)
+		}
+		if retry := now.Add(wait); next.IsZero() || retry.Before(next) {
+			next = retry
+		}
 	}
 	return next
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -58,6 +59,9 @@ func TestKindRetryDeadline(t *testing.T) {
 	forbidden := refState{Unreadable: "forbidden", Problem: refForbidden}
 	timedOut := refState{Unreadable: "cache timed out", Problem: refUnreadable}
 	violation := refState{Exists: true, Unreadable: "status.ready: must be a boolean", Problem: refContractViolation}
+	lagging := notInDiscovery(refState{Kind: "UpMachine", Name: "up-2"}, "infrastructure.cluster.x-k8s.io", "v1beta2", 2*time.Second, time.Minute)
+	lagging8 := notInDiscovery(refState{Kind: "UpMachine", Name: "up-2"}, "infrastructure.cluster.x-k8s.io", "v1beta2", 8*time.Second, time.Minute)
+	laggingLong := notInDiscovery(refState{Kind: "UpMachine", Name: "up-2"}, "infrastructure.cluster.x-k8s.io", "v1beta2", time.Hour, time.Minute)
 	cases := []struct {
 		name string
 		in   statusInputs
@@ -73,6 +77,11 @@ func TestKindRetryDeadline(t *testing.T) {
 		{"infrastructure kind not served", statusInputs{Infra: notServed}, time.Time{}, at(60)},
 		{"bootstrap kind not served", statusInputs{Infra: provisioned(), Bootstrap: &notServed}, at(300), at(60)},
 		{"an earlier deadline wins", statusInputs{Infra: notServed}, at(10), at(10)},
+		{"infrastructure version not in discovery yet", statusInputs{Infra: lagging}, time.Time{}, at(2)},
+		{"bootstrap version not in discovery yet", statusInputs{Infra: provisioned(), Bootstrap: &lagging8}, at(300), at(8)},
+		{"not in discovery, infrastructure kind forbidden", statusInputs{Infra: forbidden, Bootstrap: &lagging}, time.Time{}, at(2)},
+		{"not in discovery, an earlier deadline wins", statusInputs{Infra: lagging8}, at(5), at(5)},
+		{"not in discovery: never later than the interval", statusInputs{Infra: laggingLong}, time.Time{}, at(60)},
 	}
 	for _, tc := range cases {
 		if got := r.kindRetryDeadline(tc.in, t0, tc.next); !got.Equal(tc.want) {
@@ -81,5 +90,65 @@ func TestKindRetryDeadline(t *testing.T) {
 	}
 	if got := (&MachineReconciler{}).kindRetryDeadline(statusInputs{Infra: notServed}, t0, time.Time{}); !got.Equal(t0.Add(DefaultKindRetryInterval)) {
 		t.Errorf("zero KindRetryInterval: deadline %v, want the default", got)
+	}
+}
+
+// TestDiscoveryLagBackoff: a version missing from discovery is looked at again after 2 s, then
+// after as long as it has been missing (the waits double), never after more than the interval;
+// found again, it starts over; a clock that went back gives the shortest wait.
+func TestDiscoveryLagBackoff(t *testing.T) {
+	v2 := schema.GroupVersionKind{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2", Kind: "UpMachine"}
+	other := v2.GroupKind().WithVersion("v1beta3")
+	var d discoveryLag
+	type ask struct {
+		gvk  schema.GroupVersionKind
+		at   int // seconds after t0
+		want time.Duration
+	}
+	steps := []ask{
+		{v2, 0, 2 * time.Second},
+		{v2, 1, 2 * time.Second},
+		{v2, 2, 2 * time.Second},
+		{v2, 4, 4 * time.Second},
+		{v2, 8, 8 * time.Second},
+		{other, 8, 2 * time.Second}, // each version has its own backoff
+		{v2, 16, 16 * time.Second},
+		{v2, 32, 32 * time.Second},
+		{v2, 64, time.Minute},
+		{v2, 3600, time.Minute},
+		{v2, -10, 2 * time.Second}, // the clock went back
+	}
+	var got []time.Duration
+	var want []time.Duration
+	for _, s := range steps {
+		got = append(got, d.retryAfter(s.gvk, at(s.at), time.Minute))
+		want = append(want, s.want)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("retryAfter (-want +got):\n%s", diff)
+	}
+	d.found(v2)
+	if got := d.retryAfter(v2, at(4000), time.Minute); got != 2*time.Second {
+		t.Errorf("after found: retryAfter = %v, want 2s", got)
+	}
+	if got := (&discoveryLag{}).retryAfter(v2, t0, time.Second); got != time.Second {
+		t.Errorf("an interval shorter than DiscoveryRetryInterval: retryAfter = %v, want 1s", got)
+	}
+}
+
+// TestNotInDiscoveryState: a version discovery does not list yet is KindNotServed, retried after
+// the given wait, with a message that names the backoff's bounds (not its current step, so that
+// it stays the same while the backoff grows).
+func TestNotInDiscoveryState(t *testing.T) {
+	st := refState{Kind: "UpMachine", Name: "up-2"}
+	want := refState{
+		Kind: "UpMachine", Name: "up-2", Problem: refKindNotServed, RetryAfter: 8 * time.Second,
+		Unreadable: "cannot read UpMachine up-2: the API server serves no kind UpMachine in group infrastructure.cluster.x-k8s.io (version v1beta2 is not in discovery yet); checking again after 2s, doubling up to every 1m0s",
+	}
+	if diff := cmp.Diff(want, notInDiscovery(st, "infrastructure.cluster.x-k8s.io", "v1beta2", 8*time.Second, time.Minute), cmp.AllowUnexported(refState{})); diff != "" {
+		t.Errorf("notInDiscovery (-want +got):\n%s", diff)
+	}
+	if got := notInDiscovery(st, "g", "v1", 4*time.Second, time.Minute).Unreadable; got != notInDiscovery(st, "g", "v1", 32*time.Second, time.Minute).Unreadable {
+		t.Errorf("the message changes with the backoff step: %q", got)
 	}
 }
