@@ -10,7 +10,6 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -45,19 +44,13 @@ type scopeKey struct {
 	namespace string
 }
 
-// watchedScope is a scope with a running informer: its kind and resource.
-type watchedScope struct {
-	gvk schema.GroupVersionKind
-	gvr schema.GroupVersionResource
-}
-
-// accessState remembers access review answers and the watched scopes. The zero value is ready
+// accessState remembers access review answers and the namespace caches. The zero value is ready
 // to use.
 type accessState struct {
 	// answers are the access reviews' answers: the denied verbs ("" when allowed).
 	answers recentAnswers[scopeKey, string]
-	mu      sync.Mutex
-	watched map[scopeKey]watchedScope
+	// mu guards caches.
+	mu sync.Mutex
 	// caches are the namespace caches, by namespace, created on first use.
 	caches map[string]cache.Cache
 	// newCache creates a cache of one namespace and starts it with the manager; nil without one.
@@ -66,18 +59,15 @@ type accessState struct {
 	events chan event.GenericEvent
 }
 
-// recent returns the denied verbs for k when the answer is fresh: asked less than interval
-// before now (recentAnswers), or kept up to date by the recheck (the scope is watched).
-// The watch and the answer are read under their own locks: a recheck in between costs at most one
-// review more.
-func (a *accessState) recent(k scopeKey, now time.Time, interval time.Duration) (string, bool) {
-	a.mu.Lock()
-	_, watched := a.watched[k]
-	a.mu.Unlock()
-	if watched {
-		return a.answers.last(k)
+// recentAnswer returns the denied verbs for k when the answer is fresh: asked less than the
+// retry interval before now (recentAnswers), or kept up to date by the recheck (the scope is
+// watched at some version). The watch and the answer are read under their own locks: a recheck
+// in between costs at most one review more.
+func (r *MachineReconciler) recentAnswer(k scopeKey, now time.Time) (string, bool) {
+	if r.watches.watching(k.gr, k.namespace) {
+		return r.access.answers.last(k)
 	}
-	return a.answers.fresh(k, now, interval)
+	return r.access.answers.fresh(k, now, r.kindRetryInterval())
 }
 
 // setupAccess prepares the namespace caches (created with mgr's client settings and the cache
@@ -125,7 +115,7 @@ func (r *MachineReconciler) readerFor(ctx context.Context, mapping *meta.RESTMap
 		return nil, "", err
 	}
 	if everywhere == "" {
-		return r.Cache, "", r.watchScope(mapping, "")
+		return r.Cache, "", r.startWatch(mapping, "", r.Cache)
 	}
 	if mapping.Scope.Name() != meta.RESTScopeNameNamespace || ns == "" {
 		return nil, everywhere, nil
@@ -138,7 +128,7 @@ func (r *MachineReconciler) readerFor(ctx context.Context, mapping *meta.RESTMap
 	if err != nil {
 		return nil, "", err
 	}
-	return c, "", r.watchScope(mapping, ns)
+	return c, "", r.startWatch(mapping, ns, c)
 }
 
 // denied returns which of informerVerbs RBAC denies the manager on gvr in namespace ns ("": all
@@ -147,7 +137,7 @@ func (r *MachineReconciler) readerFor(ctx context.Context, mapping *meta.RESTMap
 // SelfSubjectAccessReviews (every authenticated user may create them).
 func (r *MachineReconciler) denied(ctx context.Context, gvr schema.GroupVersionResource, ns string, now time.Time) (string, error) {
 	k := scopeKey{gr: gvr.GroupResource(), namespace: ns}
-	if denied, ok := r.access.recent(k, now, r.kindRetryInterval()); ok {
+	if denied, ok := r.recentAnswer(k, now); ok {
 		return denied, nil
 	}
 	verbs, err := r.review(ctx, gvr, ns)
@@ -197,87 +187,34 @@ func (r *MachineReconciler) namespaceCache(ns string) (cache.Cache, error) {
 	return c, nil
 }
 
-// watchScope starts watching mapping's kind in ns ("": through the manager's cache, everywhere)
-// once, so that changes to referenced objects reconcile the Machines that reference them.
-func (r *MachineReconciler) watchScope(mapping *meta.RESTMapping, ns string) error {
-	k := scopeKey{gr: mapping.Resource.GroupResource(), namespace: ns}
-	if ns == "" {
-		if err := r.ensureWatch(mapping.GroupVersionKind); err != nil {
-			return err
-		}
-	} else {
-		r.access.mu.Lock()
-		_, ok := r.access.watched[k]
-		c := r.access.caches[ns]
-		r.access.mu.Unlock()
-		if !ok {
-			obj := &unstructured.Unstructured{}
-			obj.SetGroupVersionKind(mapping.GroupVersionKind)
-			src := source.Kind[client.Object](c, obj, handler.EnqueueRequestsFromMapFunc(r.machinesForRef))
-			if err := r.controller.Watch(src); err != nil {
-				return fmt.Errorf("cannot watch %s in namespace %s: %w", mapping.GroupVersionKind, ns, err)
-			}
-		}
-	}
-	r.access.mu.Lock()
-	defer r.access.mu.Unlock()
-	if r.access.watched == nil {
-		r.access.watched = map[scopeKey]watchedScope{}
-	}
-	r.access.watched[k] = watchedScope{gvk: mapping.GroupVersionKind, gvr: mapping.Resource}
-	return nil
-}
-
 // recheckAccess asks again whether the manager may list and watch each watched scope. Where it
-// no longer may, it stops the scope's informer (its cache would keep the last objects while
-// client-go retried the list forever), forgets the watch, and reconciles the Machines in the
-// scope that reference the kind, which then report Forbidden. Review errors leave a scope as it
-// is until the next recheck.
+// no longer may, it stops the scope's watches (its cache would keep the last objects while
+// client-go retried the list forever) and reconciles the Machines in the scope that reference
+// the kind, which then report Forbidden. Review errors leave a scope as it is until the next
+// recheck.
 func (r *MachineReconciler) recheckAccess(ctx context.Context) {
-	r.access.mu.Lock()
-	scopes := make(map[scopeKey]watchedScope, len(r.access.watched))
-	for k, w := range r.access.watched {
-		scopes[k] = w
+	scopes := map[scopeKey]watchKey{}
+	gvrs := map[scopeKey]schema.GroupVersionResource{}
+	for k, gvr := range r.watches.list() {
+		s := scopeKey{gr: gvr.GroupResource(), namespace: k.namespace}
+		scopes[s], gvrs[s] = k, gvr
 	}
-	r.access.mu.Unlock()
-	for k, w := range scopes {
-		verbs, err := r.review(ctx, w.gvr, k.namespace)
+	for s, k := range scopes {
+		verbs, err := r.review(ctx, gvrs[s], s.namespace)
 		if err != nil {
-			log.FromContext(ctx).Info("cannot recheck access; keeping the watch", "resource", k.gr.String(), "namespace", k.namespace, "error", err.Error())
+			log.FromContext(ctx).Info("cannot recheck access; keeping the watch", "resource", s.gr.String(), "namespace", s.namespace, "error", err.Error())
 			continue
 		}
-		now := r.clock().Now()
-		r.access.answers.record(k, verbs, now)
+		r.access.answers.record(s, verbs, r.clock().Now())
 		if verbs == "" {
 			continue
 		}
-		log.FromContext(ctx).Info("access revoked; stopping the watch", "resource", k.gr.String(), "namespace", k.namespace, "denied", verbs)
-		if err := r.unwatchScope(ctx, k, w); err != nil {
-			log.FromContext(ctx).Error(err, "cannot stop the watch of a revoked kind", "resource", k.gr.String(), "namespace", k.namespace)
-		}
-		r.reconcileReferencing(ctx, w.gvk.GroupKind(), k.namespace)
+		log.FromContext(ctx).Info("access revoked; stopping the watch", "resource", s.gr.String(), "namespace", s.namespace, "denied", verbs)
+		r.stopWatches(ctx, "access revoked", func(w watchKey) bool {
+			return w.namespace == s.namespace && w.gvk.GroupKind() == k.gvk.GroupKind()
+		})
+		r.reconcileReferencing(ctx, k.gvk.GroupKind(), s.namespace)
 	}
-}
-
-// unwatchScope stops the informer of scope k and forgets its watch, so that a later grant
-// starts a new one.
-func (r *MachineReconciler) unwatchScope(ctx context.Context, k scopeKey, w watchedScope) error {
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(w.gvk)
-	r.access.mu.Lock()
-	delete(r.access.watched, k)
-	c := r.access.caches[k.namespace]
-	r.access.mu.Unlock()
-	if k.namespace == "" {
-		c = r.Cache
-		r.watchMu.Lock()
-		delete(r.watched, w.gvk)
-		r.watchMu.Unlock()
-	}
-	if c == nil {
-		return nil
-	}
-	return c.RemoveInformer(ctx, obj)
 }
 
 // reconcileReferencing queues the Machines in ns ("": all) whose infrastructure or bootstrap

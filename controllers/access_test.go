@@ -12,16 +12,19 @@ import (
 // per resource and namespace, and for as long as its scope is watched (the recheck keeps it up
 // to date); a new answer replaces the old.
 func TestAccessAnswersFreshness(t *testing.T) {
-	var a accessState
+	r := &MachineReconciler{KindRetryInterval: time.Minute}
+	a := &r.access
 	gr := schema.GroupResource{Group: "example.com", Resource: "examplemachines"}
 	everywhere, inA, inB := scopeKey{gr: gr}, scopeKey{gr: gr, namespace: "a"}, scopeKey{gr: gr, namespace: "b"}
 	other := scopeKey{gr: schema.GroupResource{Group: "example.com", Resource: "exampleconfigs"}}
-	if _, ok := a.recent(everywhere, t0, time.Minute); ok {
+	if _, ok := r.recentAnswer(everywhere, t0); ok {
 		t.Fatal("the zero value has an answer")
 	}
 	a.answers.record(everywhere, "list and watch", t0)
 	a.answers.record(inA, "", t0)
-	a.watched = map[scopeKey]watchedScope{inA: {}}
+	r.watches.watched = map[watchKey]schema.GroupVersionResource{
+		{gvk: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "ExampleMachine"}, namespace: "a"}: gr.WithVersion("v1"),
+	}
 	type got struct {
 		Denied string
 		Fresh  bool
@@ -41,13 +44,13 @@ func TestAccessAnswersFreshness(t *testing.T) {
 		{"another resource", other, t0, got{"", false}},
 	}
 	for _, tc := range cases {
-		x, ok := a.recent(tc.k, tc.now, time.Minute)
+		x, ok := r.recentAnswer(tc.k, tc.now)
 		if d := cmp.Diff(tc.want, got{x, ok}); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, d)
 		}
 	}
 	a.answers.record(everywhere, "", t0.Add(time.Second))
-	if x, ok := a.recent(everywhere, t0.Add(2*time.Second), time.Minute); !ok || x != "" {
+	if x, ok := r.recentAnswer(everywhere, t0.Add(2*time.Second)); !ok || x != "" {
 		t.Fatalf("after access was found allowed: %+v, %v", x, ok)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,7 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 )
@@ -74,9 +72,7 @@ type MachineReconciler struct {
 	controller controller.Controller
 	written    writtenStatuses
 	phases     phaseGauge
-	watchMu    sync.Mutex
-	watched    map[schema.GroupVersionKind]bool
-	crdKinds   map[schema.GroupKind]bool
+	watches    watchSet
 	unserved   recentAnswers[schema.GroupKind, struct{}]
 	// discoveryLag: since when versions served by CRDs have been missing from discovery.
 	discoveryLag discoveryLag
@@ -98,7 +94,6 @@ func (r *MachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manag
 	case r.Recorder == nil:
 		return errors.New("machine reconciler: Recorder is required")
 	}
-	r.watched = map[schema.GroupVersionKind]bool{}
 	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
@@ -275,24 +270,6 @@ func (r *MachineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, i
 		log.FromContext(ctx).Info("several Nodes share a providerID; waiting for one", "providerID", id, "count", n)
 	}
 	return node, nil
-}
-
-// ensureWatch starts watching gvk (once) so that changes to referenced objects reconcile the
-// Machines that reference them.
-func (r *MachineReconciler) ensureWatch(gvk schema.GroupVersionKind) error {
-	r.watchMu.Lock()
-	defer r.watchMu.Unlock()
-	if r.watched[gvk] || r.controller == nil {
-		return nil
-	}
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(gvk)
-	src := source.Kind[client.Object](r.Cache, obj, handler.EnqueueRequestsFromMapFunc(r.machinesForRef))
-	if err := r.controller.Watch(src); err != nil {
-		return fmt.Errorf("cannot watch %s: %w", gvk, err)
-	}
-	r.watched[gvk] = true
-	return nil
 }
 
 // machinesForRef maps a referenced object to the Machines in its namespace that reference it.

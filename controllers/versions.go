@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -141,14 +140,14 @@ func (r *MachineReconciler) kindMapping(ctx context.Context, gk schema.GroupKind
 		return nil, "", err
 	}
 	if crd == nil {
-		if r.crdKind(gk, false) {
+		if r.watches.crdKind(gk, false) {
 			r.dropWatches(ctx, gk, "")
 			return nil, "its CustomResourceDefinition was deleted", &meta.NoKindMatchError{GroupKind: gk}
 		}
 		m, err := r.restMapping(gk, r.clock().Now())
 		return m, "", err
 	}
-	r.crdKind(gk, true)
+	r.watches.crdKind(gk, true)
 	v, why := versionOf(crd)
 	r.dropWatches(ctx, gk, v)
 	if v == "" {
@@ -165,38 +164,17 @@ func (r *MachineReconciler) kindMapping(ctx context.Context, gk schema.GroupKind
 	}, "", nil
 }
 
-// crdKind reports whether gk was ever seen defined by a CRD, recording it when seen is true.
-func (r *MachineReconciler) crdKind(gk schema.GroupKind, seen bool) bool {
-	r.watchMu.Lock()
-	defer r.watchMu.Unlock()
-	if r.crdKinds == nil {
-		r.crdKinds = map[schema.GroupKind]bool{}
-	}
-	if seen {
-		r.crdKinds[gk] = true
-	}
-	return r.crdKinds[gk]
-}
-
-// dropWatches stops watching gk at every version but keep ("" stops all): the informer of a
-// version no longer read is removed from the cache, so that its stale objects are never read
-// and it does not retry a list that can only fail.
+// dropWatches stops watching gk at every version but keep ("" stops all), in every namespace
+// watched (stopWatches): the informer of a version no longer read is removed from its cache, so
+// that its stale objects are never read and it does not retry a list that can only fail.
 func (r *MachineReconciler) dropWatches(ctx context.Context, gk schema.GroupKind, keep string) {
-	r.watchMu.Lock()
-	defer r.watchMu.Unlock()
-	for gvk := range r.watched {
-		if gvk.GroupKind() != gk || gvk.Version == keep {
-			continue
-		}
-		obj := &unstructured.Unstructured{}
-		obj.SetGroupVersionKind(gvk)
-		if err := r.Cache.RemoveInformer(ctx, obj); err != nil {
-			log.FromContext(ctx).Info("cannot stop watching a version no longer read", "kind", gvk.String(), "error", err.Error())
-			continue
-		}
-		delete(r.watched, gvk)
-		log.FromContext(ctx).Info("stopped watching a version no longer read", "kind", gvk.String(), "now", keep)
+	why := "no version of the kind is read now"
+	if keep != "" {
+		why = "version no longer read (now " + keep + ")"
 	}
+	r.stopWatches(ctx, why, func(k watchKey) bool {
+		return k.gvk.GroupKind() == gk && k.gvk.Version != keep
+	})
 }
 
 // machinesForCRD maps a CRD change to the Machines referencing its kind, after bringing the
