@@ -100,35 +100,48 @@ func (r *MachineReconciler) setupAccess(mgr ctrl.Manager) error {
 	}))
 }
 
-// readerFor returns where to read objects of mapping's kind in namespace ns, after starting its
-// watch when needed: the manager's cache when the manager may list and watch the kind in all
-// namespaces, else a cache of ns when it may there. When it may in neither, it returns the verbs
-// denied in ns (e.g. "list and watch") and no reader. It returns the API server's errors other
-// than a refused review (then access is assumed and the read waits for the cache as it would
-// without the check), and watch setup errors.
-func (r *MachineReconciler) readerFor(ctx context.Context, mapping *meta.RESTMapping, ns string, now time.Time) (client.Reader, string, error) {
+// readScope is where the manager reads a referenced kind, or was denied to.
+type readScope struct {
+	// namespace is the one namespace read or denied; "" is all namespaces. When it is not "",
+	// reading in all namespaces was denied first.
+	namespace string
+	// clusterScoped is true for a cluster-scoped kind, which only a ClusterRoleBinding can grant.
+	clusterScoped bool
+}
+
+// readerFor returns where to read objects of mapping's kind for a Machine in namespace ns, after
+// starting its watch when needed, and the scope of that reader: the manager's cache (scope all
+// namespaces) when the manager may list and watch the kind in all namespaces, else a cache of ns
+// (scope ns) when it may there (a namespaced kind only: a RoleBinding cannot grant a
+// cluster-scoped one). When it may in neither, it returns no reader, the verbs denied (e.g.
+// "list and watch") and the scope denied: all namespaces for a cluster-scoped kind, else ns. It
+// returns the API server's errors other than a refused review (then access is assumed and the
+// read waits for the cache as it would without the check), and watch setup errors.
+func (r *MachineReconciler) readerFor(ctx context.Context, mapping *meta.RESTMapping, ns string, now time.Time) (client.Reader, readScope, string, error) {
+	everywhereScope := readScope{clusterScoped: mapping.Scope.Name() != meta.RESTScopeNameNamespace}
 	if r.controller == nil {
-		return r.Cache, "", nil // no controller: nothing is watched
+		return r.Cache, everywhereScope, "", nil // no controller: nothing is watched
 	}
 	everywhere, err := r.denied(ctx, mapping.Resource, "", now)
 	if err != nil {
-		return nil, "", err
+		return nil, everywhereScope, "", err
 	}
 	if everywhere == "" {
-		return r.Cache, "", r.startWatch(mapping, "", r.Cache)
+		return r.Cache, everywhereScope, "", r.startWatch(mapping, "", r.Cache)
 	}
-	if mapping.Scope.Name() != meta.RESTScopeNameNamespace || ns == "" {
-		return nil, everywhere, nil
+	if everywhereScope.clusterScoped || ns == "" {
+		return nil, everywhereScope, everywhere, nil
 	}
-	here, err := r.denied(ctx, mapping.Resource, ns, now)
-	if err != nil || here != "" {
-		return nil, here, err
+	here := readScope{namespace: ns}
+	verbs, err := r.denied(ctx, mapping.Resource, ns, now)
+	if err != nil || verbs != "" {
+		return nil, here, verbs, err
 	}
 	c, err := r.namespaceCache(ns)
 	if err != nil {
-		return nil, "", err
+		return nil, here, "", err
 	}
-	return c, "", r.startWatch(mapping, ns, c)
+	return c, here, "", r.startWatch(mapping, ns, c)
 }
 
 // denied returns which of informerVerbs RBAC denies the manager on gvr in namespace ns ("": all
@@ -243,16 +256,29 @@ func (r *MachineReconciler) reconcileReferencing(ctx context.Context, gk schema.
 }
 
 // forbidden returns st for a reference whose resource gr RBAC does not let the manager read in
-// namespace ns nor in all namespaces (verbs are the ones denied): the Forbidden problem, with a
-// message saying what to grant and when the controller checks again.
-func forbidden(st refState, gr schema.GroupResource, ns, verbs string, interval time.Duration) refState {
+// scope (verbs are the ones denied, e.g. "list and watch"): the Forbidden problem, with a message
+// naming where it was denied, what to grant with which RBAC objects, and when the controller
+// checks again (every interval). The grant follows the scope: a cluster-scoped kind needs a
+// ClusterRole and a ClusterRoleBinding (a RoleBinding cannot grant it); a namespaced kind
+// denied in a namespace needs a Role and RoleBinding there (or a ClusterRole bound by a
+// RoleBinding there), or a ClusterRole and ClusterRoleBinding for all namespaces.
+func forbidden(st refState, gr schema.GroupResource, scope readScope, verbs string, interval time.Duration) refState {
 	st.Problem = refForbidden
-	where, grant := "in all namespaces", "on them"
-	if ns != "" {
-		where = fmt.Sprintf("in namespace %s nor in all namespaces", ns)
-		grant = fmt.Sprintf("on them in %s (a RoleBinding) or in all namespaces", ns)
+	const clusterWide = "a ClusterRole and a ClusterRoleBinding"
+	var where, grant string
+	switch {
+	case scope.clusterScoped:
+		where = "(cluster-scoped)"
+		grant = "with " + clusterWide + " (a RoleBinding cannot grant a cluster-scoped kind)"
+	case scope.namespace == "":
+		where = "in all namespaces"
+		grant = "with " + clusterWide
+	default:
+		where = fmt.Sprintf("in namespace %s nor in all namespaces", scope.namespace)
+		grant = fmt.Sprintf("in %s (a Role and a RoleBinding there, or a ClusterRole bound by a RoleBinding there) or in all namespaces (%s)",
+			scope.namespace, clusterWide)
 	}
-	st.Unreadable = fmt.Sprintf("cannot read %s: RBAC forbids the manager to %s %s %s; grant it get, list and watch %s; checking again every %s",
+	st.Unreadable = fmt.Sprintf("cannot read %s: RBAC forbids the manager to %s %s %s; grant it get, list and watch on them %s; checking again every %s",
 		st, verbs, gr, where, grant, interval)
 	return st
 }

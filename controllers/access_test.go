@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -56,22 +57,35 @@ func TestAccessAnswersFreshness(t *testing.T) {
 }
 
 // TestForbiddenState: the Forbidden problem picks the …Forbidden reasons and names the resource,
-// the denied verbs, where they were denied, the grant and the retry interval.
+// the denied verbs, where they were denied, the RBAC objects that can grant them there and the
+// retry interval. A cluster-scoped kind is never advised a RoleBinding (one cannot grant it).
 func TestForbiddenState(t *testing.T) {
-	gr := schema.GroupResource{Group: "example.com", Resource: "examplemachines"}
 	cases := []struct {
-		name, ns, want string
+		name  string
+		gr    schema.GroupResource
+		scope readScope
+		verbs string
+		want  string
 	}{
-		{"cluster-scoped kind", "", "cannot read ExampleMachine m1: RBAC forbids the manager to list and watch examplemachines.example.com in all namespaces; grant it get, list and watch on them; checking again every 1m0s"},
-		{"namespaced kind", "team-a", "cannot read ExampleMachine m1: RBAC forbids the manager to list and watch examplemachines.example.com in namespace team-a nor in all namespaces; grant it get, list and watch on them in team-a (a RoleBinding) or in all namespaces; checking again every 1m0s"},
+		{"cluster-scoped kind", schema.GroupResource{Group: "example.com", Resource: "exampleclusters"}, readScope{clusterScoped: true}, "list and watch",
+			"cannot read ExampleMachine m1: RBAC forbids the manager to list and watch exampleclusters.example.com (cluster-scoped); grant it get, list and watch on them with a ClusterRole and a ClusterRoleBinding (a RoleBinding cannot grant a cluster-scoped kind); checking again every 1m0s"},
+		{"namespaced kind denied in its namespace", schema.GroupResource{Group: "example.com", Resource: "examplemachines"}, readScope{namespace: "team-a"}, "list and watch",
+			"cannot read ExampleMachine m1: RBAC forbids the manager to list and watch examplemachines.example.com in namespace team-a nor in all namespaces; grant it get, list and watch on them in team-a (a Role and a RoleBinding there, or a ClusterRole bound by a RoleBinding there) or in all namespaces (a ClusterRole and a ClusterRoleBinding); checking again every 1m0s"},
+		{"namespaced kind asked only in all namespaces", schema.GroupResource{Group: "example.com", Resource: "examplemachines"}, readScope{}, "watch",
+			"cannot read ExampleMachine m1: RBAC forbids the manager to watch examplemachines.example.com in all namespaces; grant it get, list and watch on them with a ClusterRole and a ClusterRoleBinding; checking again every 1m0s"},
+		{"a read refused in the namespace's cache", schema.GroupResource{Group: "example.com", Resource: "examplemachines"}, readScope{namespace: "team-a"}, "read",
+			"cannot read ExampleMachine m1: RBAC forbids the manager to read examplemachines.example.com in namespace team-a nor in all namespaces; grant it get, list and watch on them in team-a (a Role and a RoleBinding there, or a ClusterRole bound by a RoleBinding there) or in all namespaces (a ClusterRole and a ClusterRoleBinding); checking again every 1m0s"},
 	}
 	for _, tc := range cases {
-		st := forbidden(refState{Kind: "ExampleMachine", Name: "m1"}, gr, tc.ns, "list and watch", time.Minute)
+		st := forbidden(refState{Kind: "ExampleMachine", Name: "m1"}, tc.gr, tc.scope, tc.verbs, time.Minute)
 		if st.Problem != refForbidden {
 			t.Errorf("%s: problem %v, want %v", tc.name, st.Problem, refForbidden)
 		}
 		if d := cmp.Diff(tc.want, st.Unreadable); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, d)
+		}
+		if tc.scope.clusterScoped && (strings.Contains(st.Unreadable, "a Role and") || strings.Contains(st.Unreadable, "bound by a RoleBinding")) {
+			t.Errorf("%s: a cluster-scoped kind is advised a namespaced grant: %s", tc.name, st.Unreadable)
 		}
 	}
 	if infraProblemReasons[refForbidden] != "InfrastructureForbidden" || bootstrapProblemReasons[refForbidden] != "BootstrapConfigForbidden" {

@@ -69,7 +69,7 @@ func TestForbiddenKind(t *testing.T) {
 			if want.plural == bootPlural {
 				kind = boot.Kind
 			}
-			msg := fmt.Sprintf("cannot read %s fm: RBAC forbids the manager to list and watch %s.example.com in namespace %s nor in all namespaces; grant it get, list and watch on them in %s (a RoleBinding) or in all namespaces; checking again every 2s",
+			msg := fmt.Sprintf("cannot read %s fm: RBAC forbids the manager to list and watch %s.example.com in namespace %s nor in all namespaces; grant it get, list and watch on them in %s (a Role and a RoleBinding there, or a ClusterRole bound by a RoleBinding there) or in all namespaces (a ClusterRole and a ClusterRoleBinding); checking again every 2s",
 				kind, want.plural, ns, ns)
 			waitCondition(t, ns, name, want.condition, func(c *metav1.Condition) string {
 				if c.Status != metav1.ConditionUnknown || c.Reason != want.reason || c.Message != msg {

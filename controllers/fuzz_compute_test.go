@@ -181,7 +181,7 @@ func (r fuzzRef) state(t *testing.T, readyField string) refState {
 		st.Unreadable = "cannot read " + st.String() + ": timed out waiting for the cache"
 		return st
 	case 4:
-		return forbidden(st, schema.GroupResource{Group: r.ref.APIGroup, Resource: "fakes"}, "default", "list and watch", DefaultKindRetryInterval)
+		return forbidden(st, schema.GroupResource{Group: r.ref.APIGroup, Resource: "fakes"}, readScope{namespace: "default"}, "list and watch", DefaultKindRetryInterval)
 	}
 	whole := contractState(st, r.obj.DeepCopy(), readyField)
 	stripped, err := stripDefault(r.obj.DeepCopy())

@@ -216,12 +216,12 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 		}
 		r.discoveryLag.found(gvk)
 	}
-	reader, verbs, err := r.readerFor(ctx, mapping, ns, now)
+	reader, scope, verbs, err := r.readerFor(ctx, mapping, ns, now)
 	if err != nil {
 		return st, err
 	}
 	if verbs != "" {
-		return forbidden(st, mapping.Resource.GroupResource(), ns, verbs, r.kindRetryInterval()), nil
+		return forbidden(st, mapping.Resource.GroupResource(), scope, verbs, r.kindRetryInterval()), nil
 	}
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(mapping.GroupVersionKind)
@@ -232,7 +232,7 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 	case apierrors.IsNotFound(err):
 		return st, nil
 	case apierrors.IsForbidden(err):
-		return forbidden(st, mapping.Resource.GroupResource(), ns, "read", r.kindRetryInterval()), nil
+		return forbidden(st, mapping.Resource.GroupResource(), scope, "read", r.kindRetryInterval()), nil
 	case meta.IsNoMatchError(err):
 		return r.notInDiscovery(st, mapping.GroupVersionKind, now), nil
 	case (apierrors.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded)) && ctx.Err() == nil:

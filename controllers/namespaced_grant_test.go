@@ -61,7 +61,7 @@ func TestNamespacedGrant(t *testing.T) {
 		env.Create(t, m)
 	}
 	forbiddenIn := func(ns string) func(*metav1.Condition) string {
-		msg := fmt.Sprintf("cannot read %s m: RBAC forbids the manager to list and watch %s.%s in namespace %s nor in all namespaces; grant it get, list and watch on them in %s (a RoleBinding) or in all namespaces; checking again every 2s",
+		msg := fmt.Sprintf("cannot read %s m: RBAC forbids the manager to list and watch %s.%s in namespace %s nor in all namespaces; grant it get, list and watch on them in %s (a Role and a RoleBinding there, or a ClusterRole bound by a RoleBinding there) or in all namespaces (a ClusterRole and a ClusterRoleBinding); checking again every 2s",
 			infra.Kind, plural, infra.Group, ns, ns)
 		return func(c *metav1.Condition) string {
 			if c.Status != metav1.ConditionUnknown || c.Reason != v1alpha1.MachineInfrastructureForbiddenReason || c.Message != msg {
