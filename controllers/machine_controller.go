@@ -197,8 +197,20 @@ func (r *MachineReconciler) observe(ctx context.Context, m *v1alpha1.Machine, no
 	return in, err
 }
 
-// readRef reads a referenced object as unstructured, per the Cluster API contract.
+// readRef reads a referenced object as unstructured, per the Cluster API contract. When the
+// version of its kind changes while it is being read (its CRD changed), it reads again, up to
+// three times in all.
 func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1.ContractVersionedObjectReference, readyField string, now time.Time) (refState, error) {
+	for attempt := 1; ; attempt++ {
+		st, err := r.readRefOnce(ctx, ns, ref, readyField, now)
+		if !errors.Is(err, errVersionChanged) || attempt == 3 {
+			return st, err
+		}
+	}
+}
+
+// readRefOnce is one attempt of readRef.
+func (r *MachineReconciler) readRefOnce(ctx context.Context, ns string, ref v1alpha1.ContractVersionedObjectReference, readyField string, now time.Time) (refState, error) {
 	st := refState{Kind: ref.Kind, Name: ref.Name}
 	mapping, why, err := r.kindMapping(ctx, schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind})
 	if err != nil {

@@ -131,25 +131,25 @@ func (r *MachineReconciler) crdFor(ctx context.Context, gk schema.GroupKind) (*a
 }
 
 // kindMapping resolves gk to the version to read and its resource. A kind defined by a CRD is
-// resolved from the CRD (versionOf); when the CRD cannot be read at any version, or is gone
-// after the kind was seen defined by one, the result is a *meta.NoKindMatchError wrapped with
-// why. Other kinds are resolved by restMapping (discovery).
+// resolved from the CRD (versionOf), and the version recorded (chooseVersion, which stops the
+// watches of another version when it changed); when the CRD cannot be read at any version, or
+// is gone after the kind was seen defined by one, the result is a *meta.NoKindMatchError
+// wrapped with why. Other kinds are resolved by restMapping (discovery).
 func (r *MachineReconciler) kindMapping(ctx context.Context, gk schema.GroupKind) (*meta.RESTMapping, string, error) {
 	crd, err := r.crdFor(ctx, gk)
 	if err != nil {
 		return nil, "", err
 	}
 	if crd == nil {
-		if r.watches.crdKind(gk, false) {
-			r.dropWatches(ctx, gk, "")
+		if r.watches.definedByCRD(gk) {
+			r.chooseVersion(ctx, gk, "", true)
 			return nil, "its CustomResourceDefinition was deleted", &meta.NoKindMatchError{GroupKind: gk}
 		}
 		m, err := r.restMapping(gk, r.clock().Now())
 		return m, "", err
 	}
-	r.watches.crdKind(gk, true)
 	v, why := versionOf(crd)
-	r.dropWatches(ctx, gk, v)
+	r.chooseVersion(ctx, gk, v, true)
 	if v == "" {
 		return nil, why, &meta.NoKindMatchError{GroupKind: gk}
 	}
@@ -162,19 +162,6 @@ func (r *MachineReconciler) kindMapping(ctx context.Context, gk schema.GroupKind
 		GroupVersionKind: gk.WithVersion(v),
 		Scope:            scope,
 	}, "", nil
-}
-
-// dropWatches stops watching gk at every version but keep ("" stops all), in every namespace
-// watched (stopWatches): the informer of a version no longer read is removed from its cache, so
-// that its stale objects are never read and it does not retry a list that can only fail.
-func (r *MachineReconciler) dropWatches(ctx context.Context, gk schema.GroupKind, keep string) {
-	why := "no version of the kind is read now"
-	if keep != "" {
-		why = "version no longer read (now " + keep + ")"
-	}
-	r.stopWatches(ctx, why, func(k watchKey) bool {
-		return k.gvk.GroupKind() == gk && k.gvk.Version != keep
-	})
 }
 
 // machinesForCRD maps a CRD change to the Machines referencing its kind, after bringing the
@@ -192,7 +179,7 @@ func (r *MachineReconciler) machinesForCRD(ctx context.Context, obj client.Objec
 		if current != nil {
 			keep, _ = versionOf(current)
 		}
-		r.dropWatches(ctx, gk, keep)
+		r.chooseVersion(ctx, gk, keep, false)
 	}
 	return r.machineRequests(ctx, client.MatchingFields{machineRefKindIndex: groupKindKey(gk)})
 }

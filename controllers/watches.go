@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -33,9 +34,14 @@ type watchSet struct {
 	mu sync.Mutex
 	// watched maps each running watch to its resource (asked again by the access recheck).
 	watched map[watchKey]schema.GroupVersionResource
-	// crdKinds are the kinds ever seen defined by a CRD.
-	crdKinds map[schema.GroupKind]bool
+	// chosen is the version read of each referenced kind seen defined by a CRD ("" when none can
+	// be read now); a kind not in it was never seen defined by one. Only versions chosen are
+	// watched.
+	chosen map[schema.GroupKind]string
 }
+
+// errVersionChanged: a watch was asked for a version of a kind that is no longer the one read.
+var errVersionChanged = errors.New("the version read of the kind changed")
 
 // watching reports whether the resource gr is watched in namespace ns ("": all namespaces) at
 // any version.
@@ -61,17 +67,37 @@ func (w *watchSet) list() map[watchKey]schema.GroupVersionResource {
 	return out
 }
 
-// crdKind reports whether gk was ever seen defined by a CRD, recording it when seen is true.
-func (w *watchSet) crdKind(gk schema.GroupKind, seen bool) bool {
+// definedByCRD reports whether gk was ever seen defined by a CRD (chooseVersion).
+func (w *watchSet) definedByCRD(gk schema.GroupKind) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.crdKinds == nil {
-		w.crdKinds = map[schema.GroupKind]bool{}
+	_, ok := w.chosen[gk]
+	return ok
+}
+
+// chooseVersion records v as the version of gk read now ("" none), gk being defined by a CRD.
+// Only when that changes (or gk is new and record is true) does it stop every watch of gk at
+// another version, in every namespace (stopWatches): the informer of a version no longer read
+// is removed from its cache, so that its stale objects are never read and it does not retry a
+// list that can only fail. A kind not recorded yet is left alone when record is false (a CRD
+// event about a kind no Machine read).
+func (r *MachineReconciler) chooseVersion(ctx context.Context, gk schema.GroupKind, v string, record bool) {
+	w := &r.watches
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	prev, ok := w.chosen[gk]
+	if (ok && prev == v) || (!ok && !record) {
+		return
 	}
-	if seen {
-		w.crdKinds[gk] = true
+	if w.chosen == nil {
+		w.chosen = map[schema.GroupKind]string{}
 	}
-	return w.crdKinds[gk]
+	w.chosen[gk] = v
+	why := "no version of the kind is read now"
+	if v != "" {
+		why = "version no longer read (now " + v + ")"
+	}
+	r.stopWatchesLocked(ctx, why, func(k watchKey) bool { return k.gvk.GroupKind() == gk && k.gvk.Version != v })
 }
 
 // startWatch starts watching mapping's kind, at mapping's version, in namespace ns ("": all
@@ -82,6 +108,10 @@ func (r *MachineReconciler) startWatch(mapping *meta.RESTMapping, ns string, c c
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	k := watchKey{gvk: mapping.GroupVersionKind, namespace: ns}
+	if v, ok := w.chosen[k.gvk.GroupKind()]; ok && v != k.gvk.Version {
+		// The CRD changed since mapping was resolved: a watch of this version would be stale.
+		return fmt.Errorf("cannot watch %s (now %q): %w", k.gvk, v, errVersionChanged)
+	}
 	if _, ok := w.watched[k]; ok || r.controller == nil {
 		return nil
 	}
@@ -107,9 +137,14 @@ func (r *MachineReconciler) startWatch(mapping *meta.RESTMapping, ns string, c c
 // a new one. A watch whose informer cannot be removed is kept, and logged. It returns the keys
 // stopped.
 func (r *MachineReconciler) stopWatches(ctx context.Context, why string, stop func(watchKey) bool) []watchKey {
+	r.watches.mu.Lock()
+	defer r.watches.mu.Unlock()
+	return r.stopWatchesLocked(ctx, why, stop)
+}
+
+// stopWatchesLocked is stopWatches with r.watches.mu held.
+func (r *MachineReconciler) stopWatchesLocked(ctx context.Context, why string, stop func(watchKey) bool) []watchKey {
 	w := &r.watches
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	var stopped []watchKey
 	for k := range w.watched {
 		if !stop(k) {
