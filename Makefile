@@ -162,7 +162,7 @@ MUTATION_GOFLAGS := -count=1 -vet=off
 # reading of the contract, Node identity, release comparison, the conditions that fit); every
 # other file (the reconcilers' machinery: client, cache, events, metrics) is the envtest suite's
 # and is excluded, a new file too until it is listed here.
-MUTATION_PURE_controllers := capacity.go compute.go contract.go healthcheck.go identity.go status.go version.go
+MUTATION_PURE_controllers := capacity.go compute.go contract.go healthcheck.go identity.go servedversion.go status.go version.go
 # MUTATION_FILES, when set, mutates only those files of each package (e.g. MUTATION_PACKAGES=aggregate
 # MUTATION_FILES="phase.go summarize.go"): a partial run, or one package split between runs.
 MUTATION_FILES ?=

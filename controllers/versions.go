@@ -3,23 +3,19 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/version"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // The manager follows the API versions of referenced kinds while it runs (docs/reliability.md,
 // "Referenced kinds whose API versions change"): it watches CustomResourceDefinitions, reads a
-// kind at the version its CRD serves now (chosen by versionOf), stops the watch of a version
+// kind at the version its CRD serves now (chosen by versionOf, servedversion.go), stops the watch of a version
 // that is no longer chosen, and reconciles the Machines referencing a kind whenever its CRD
 // changes. Kinds without a CRD (aggregated APIs) are resolved with the RESTMapper (unserved.go).
 
@@ -32,14 +28,6 @@ const crdKindIndex = "machinestatus.io/crdKind"
 
 // machineRefKindIndex indexes Machines by the group and kind of the objects they reference.
 const machineRefKindIndex = "machinestatus.io/refKind"
-
-// contractLabels are the Cluster API contract labels a provider's CRD may carry, newest
-// contract first: the value lists the CRD's versions that follow that contract, joined with "_"
-// (e.g. cluster.x-k8s.io/v1beta2: v1beta1_v1beta2).
-var contractLabels = []string{
-	clusterv1.GroupVersion.String(),
-	schema.GroupVersion{Group: clusterv1.GroupVersion.Group, Version: "v1beta1"}.String(),
-}
 
 func groupKindKey(gk schema.GroupKind) string { return gk.Group + "/" + gk.Kind }
 
@@ -61,57 +49,6 @@ func crdOf(obj any) *apiextensionsv1.CustomResourceDefinition {
 		return nil
 	}
 	return crd
-}
-
-// versionOf returns the version of crd's kind the controller reads, or "" and why none can be
-// read. Rules, in order:
-//   - a CRD being deleted, not yet established, or serving no version: none;
-//   - the newest served version that a Cluster API contract label lists, for the newest contract
-//     labelled (cluster.x-k8s.io/v1beta2 before cluster.x-k8s.io/v1beta1);
-//   - otherwise the newest served version, as discovery prefers it (Kubernetes version order:
-//     v1 > v1beta2 > v1beta1 > v1alpha1). The storage version does not matter: the API server
-//     converts.
-func versionOf(crd *apiextensionsv1.CustomResourceDefinition) (string, string) {
-	switch {
-	case crd.DeletionTimestamp != nil:
-		return "", fmt.Sprintf("its CustomResourceDefinition %s is being deleted", crd.Name)
-	case !established(crd):
-		return "", fmt.Sprintf("its CustomResourceDefinition %s is not established", crd.Name)
-	}
-	var served []string
-	for _, v := range crd.Spec.Versions {
-		if v.Served {
-			served = append(served, v.Name)
-		}
-	}
-	if len(served) == 0 {
-		return "", fmt.Sprintf("its CustomResourceDefinition %s serves no version", crd.Name)
-	}
-	for _, l := range contractLabels {
-		var listed []string
-		for _, v := range strings.Split(crd.Labels[l], "_") {
-			if slices.Contains(served, v) {
-				listed = append(listed, v)
-			}
-		}
-		if len(listed) > 0 {
-			return newest(listed), ""
-		}
-	}
-	return newest(served), ""
-}
-
-func newest(versions []string) string {
-	return slices.MaxFunc(versions, version.CompareKubeAwareVersionStrings)
-}
-
-func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
-	for _, c := range crd.Status.Conditions {
-		if c.Type == apiextensionsv1.Established {
-			return c.Status == apiextensionsv1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // crdFor returns the CRD defining gk, nil when there is none, from the cache (the client would

@@ -1,0 +1,77 @@
+package controllers
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+// The version of a referenced kind that the controller reads, from its CRD alone (no client, no
+// context): the rule of docs/reliability.md, "Referenced kinds whose API versions change".
+// versions.go applies it to the CRDs in the cache.
+
+// contractLabels are the Cluster API contract labels a provider's CRD may carry, newest
+// contract first: the value lists the CRD's versions that follow that contract, joined with "_"
+// (e.g. cluster.x-k8s.io/v1beta2: v1beta1_v1beta2).
+var contractLabels = []string{
+	clusterv1.GroupVersion.String(),
+	schema.GroupVersion{Group: clusterv1.GroupVersion.Group, Version: "v1beta1"}.String(),
+}
+
+// versionOf returns the version of crd's kind the controller reads and "", or "" and why none
+// can be read (a message naming the CRD). Rules, in order:
+//   - a CRD being deleted, not yet established, or serving no version: none;
+//   - the newest served version that a Cluster API contract label lists, for the newest contract
+//     labelled (cluster.x-k8s.io/v1beta2 before cluster.x-k8s.io/v1beta1);
+//   - otherwise the newest served version, as discovery prefers it (Kubernetes version order:
+//     v1 > v1beta2 > v1beta1 > v1alpha1). The storage version does not matter: the API server
+//     converts.
+func versionOf(crd *apiextensionsv1.CustomResourceDefinition) (string, string) {
+	switch {
+	case crd.DeletionTimestamp != nil:
+		return "", fmt.Sprintf("its CustomResourceDefinition %s is being deleted", crd.Name)
+	case !established(crd):
+		return "", fmt.Sprintf("its CustomResourceDefinition %s is not established", crd.Name)
+	}
+	var served []string
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			served = append(served, v.Name)
+		}
+	}
+	if len(served) == 0 {
+		return "", fmt.Sprintf("its CustomResourceDefinition %s serves no version", crd.Name)
+	}
+	for _, l := range contractLabels {
+		var listed []string
+		for _, v := range strings.Split(crd.Labels[l], "_") {
+			if slices.Contains(served, v) {
+				listed = append(listed, v)
+			}
+		}
+		if len(listed) > 0 {
+			return newest(listed), ""
+		}
+	}
+	return newest(served), ""
+}
+
+// newest returns the newest of versions (not empty) in Kubernetes version order.
+func newest(versions []string) string {
+	return slices.MaxFunc(versions, version.CompareKubeAwareVersionStrings)
+}
+
+// established reports whether crd's Established condition is True.
+func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	for _, c := range crd.Status.Conditions {
+		if c.Type == apiextensionsv1.Established {
+			return c.Status == apiextensionsv1.ConditionTrue
+		}
+	}
+	return false
+}
