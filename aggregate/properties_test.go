@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"sort"
@@ -889,4 +890,57 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// TestSummaryLongListsAndRepeats checks NewSummaryCondition against wantSummary where the
+// summary's bookkeeping changes shape: lists around the 64 conditions the index and the bit
+// sets hold (a negative or repeated type past position 64), types repeated in scope (present
+// and missing), repeated in the list (the first counts) and negative types missing from the
+// list.
+func TestSummaryLongListsAndRepeats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	statuses := []metav1.ConditionStatus{T, F, U}
+	for _, n := range []int{0, 1, 10, 63, 64, 65, 66, 100, 130} {
+		for round := range 40 {
+			var list []metav1.Condition
+			for i := range n {
+				list = append(list, cond(fmt.Sprintf("T%03d", i), statuses[rng.IntN(3)], "R", 0, fmt.Sprintf("m%d", i)))
+			}
+			if n > 0 && round%3 == 0 { // another writer's second entry of a type: the first counts
+				d := list[rng.IntN(n)]
+				d.Status, d.Message = statuses[rng.IntN(3)], "second"
+				list = append(list, d)
+			}
+			var types, negative, ignored []string
+			for range 1 + rng.IntN(2*n+3) {
+				typ := fmt.Sprintf("T%03d", rng.IntN(n+3)) // up to three missing types
+				types = append(types, typ)
+				if rng.IntN(3) == 0 {
+					negative = append(negative, typ)
+				}
+				if rng.IntN(4) == 0 {
+					ignored = append(ignored, typ)
+				}
+			}
+			if rng.IntN(2) == 0 {
+				negative = append(negative, fmt.Sprintf("T%03d", n+5)) // not in scope, not in the list
+			}
+			var scope []readyScope
+			for _, typ := range types {
+				if !slices.ContainsFunc(scope, func(s readyScope) bool { return s.conditionType == typ }) {
+					scope = append(scope, readyScope{conditionType: typ,
+						negative: slices.Contains(negative, typ), ignoreIfMissing: slices.Contains(ignored, typ)})
+				}
+			}
+			got, err := aggregate.NewSummaryCondition(&object{conditions: list}, "Summary",
+				aggregate.ForConditionTypes(types...), aggregate.NegativePolarityConditionTypes(negative...),
+				aggregate.IgnoreTypesIfMissing(ignored...))
+			if err != nil {
+				t.Fatalf("%d conditions: NewSummaryCondition() error = %v", n, err)
+			}
+			if diff := cmp.Diff(wantSummary(list, "Summary", scope), got); diff != "" {
+				t.Fatalf("%d conditions, scope %v, negative %v, ignored %v: (-want +got):\n%s", n, types, negative, ignored, diff)
+			}
+		}
+	}
 }

@@ -72,10 +72,8 @@ func setReady(m *v1alpha1.Machine, o *SummaryOptions) (bool, error) {
 	if view := staleGatesView(m, o); view != nil {
 		from = conditions.List(view)
 	}
-	c, err := newSummaryCondition(from, v1alpha1.MachineReadyCondition, o)
-	if err != nil {
-		return false, err
-	}
+	// readyOptions builds a scope summaryScope accepts (TestReadyScopeIsValid): no check here.
+	c := summarizeScope(from, v1alpha1.MachineReadyCondition, o.ConditionTypes, o)
 	return conditions.Set(m, c, o.SetOptions...)
 }
 

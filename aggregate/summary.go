@@ -91,24 +91,49 @@ func newSummaryCondition(from conditions.Getter, target string, o *SummaryOption
 	if err != nil {
 		return metav1.Condition{}, err
 	}
+	return summarizeScope(from, target, scope, o), nil
+}
 
+// summarizeScope is newSummaryCondition once the scope is known to be valid (summaryScope
+// accepts it): Summarize builds Ready's scope valid by construction and skips the check.
+func summarizeScope(from conditions.Getter, target string, scope []string, o *SummaryOptions) metav1.Condition {
 	// Only the first maxSummaryItems issues and unknowns appear in the message; the others are
 	// counted.
 	var issues, unknowns summaryItems
 	var t tally
 	var index typeIndex
-	index.init(conditions.GetAll(from))
-	var seen typeSet
+	list := conditions.GetAll(from)
+	index.init(list)
+	// A type in scope is counted once: repeats of a present type find the same position (marked
+	// in counted), repeats of a missing one are compared with the types before it. Positions past
+	// the bit sets' 64 compare types too (no CRD allows that many conditions).
+	var counted, negative positions
+	for _, ct := range o.NegativePolarityConditionTypes {
+		negative.add(index.find(ct, typeHash(ct)))
+	}
 	for i, ct := range scope {
-		h := typeHash(ct)
-		if !seen.add(scope, i, h) {
-			continue // a repeat of a type in scope counts once
+		p := index.find(ct, typeHash(ct))
+		var c *metav1.Condition
+		var s standing
+		switch {
+		case p < 0:
+			if slices.Contains(scope[:i], ct) || slices.Contains(o.IgnoreTypesIfMissing, ct) {
+				continue
+			}
+			s = standingOf(nil, false)
+		case p < positionsSize:
+			if !counted.add(p) {
+				continue
+			}
+			c = &list[p]
+			s = standingOf(c, negative.has(p))
+		default:
+			if slices.Contains(scope[:i], ct) {
+				continue
+			}
+			c = &list[p]
+			s = standingOf(c, slices.Contains(o.NegativePolarityConditionTypes, ct))
 		}
-		c := index.find(ct, h)
-		if c == nil && slices.Contains(o.IgnoreTypesIfMissing, ct) {
-			continue
-		}
-		s := standingOf(c, slices.Contains(o.NegativePolarityConditionTypes, ct))
 		t.add(s)
 		switch s {
 		case issue:
@@ -124,13 +149,12 @@ func newSummaryCondition(from conditions.Getter, target string, o *SummaryOption
 	out.Status, out.Reason = t.verdict()
 	switch out.Reason {
 	case NoIssuesReportedReason:
-		return out, nil
 	case NoConditionsReportedReason:
 		out.Message = noConditionsReportedMessage
-		return out, nil
+	default:
+		out.Message = summaryMessage(&issues, &unknowns)
 	}
-	out.Message = summaryMessage(&issues, &unknowns)
-	return out, nil
+	return out
 }
 
 // SetSummaryCondition computes the summary like NewSummaryCondition and writes it to to with
@@ -162,10 +186,8 @@ func summaryScope(target string, o *SummaryOptions) ([]string, error) {
 	if len(o.ConditionTypes) == 0 {
 		return nil, &SummaryConfigError{Target: target, Problem: "no condition types in scope (use ForConditionTypes)"}
 	}
-	for _, t := range o.ConditionTypes {
-		if t == target || conditions.ValidateType(t) != nil {
-			return nil, scopeError(target, o.ConditionTypes)
-		}
+	if slices.Contains(o.ConditionTypes, target) || conditions.ValidateTypes(o.ConditionTypes) != nil {
+		return nil, scopeError(target, o.ConditionTypes)
 	}
 	return o.ConditionTypes, nil
 }
@@ -234,7 +256,7 @@ func (l *summaryItems) add(i summaryItem) {
 }
 
 // lineText is what the item's line says: the condition's text, or "not yet reported".
-func (i summaryItem) lineText() string {
+func (i *summaryItem) lineText() string {
 	if i.missing {
 		return notYetReportedText
 	}
@@ -248,18 +270,22 @@ const itemSeparator = "; "
 
 // line is the item's text in a summary message: "<Type>: <text>", the text on one line (see
 // conditions.OneLine), cut to maxSummaryItemBytes.
-func (i summaryItem) line() string {
+func (i *summaryItem) line() string {
 	return conditions.TruncateTo(i.conditionType+": "+conditions.OneLine(i.lineText()), maxSummaryItemBytes)
 }
 
 // writeLine writes i.line() to b without building the line as a string of its own: the pieces
 // of the one-line text go straight to b when they fit, else to an array on the stack that is
-// cut as conditions.TruncateTo cuts.
-func (i summaryItem) writeLine(b *strings.Builder) {
+// cut as conditions.TruncateTo cuts. maxLen and plain are i.maxLen()'s.
+func (i *summaryItem) writeLine(b *strings.Builder, maxLen int, plain bool) {
 	text := i.lineText()
-	if len(i.conditionType)+len(": ")+conditions.OneLineMaxLen(text) <= maxSummaryItemBytes && utf8.ValidString(text) {
+	if maxLen <= maxSummaryItemBytes && (plain || utf8.ValidString(text)) {
 		b.WriteString(i.conditionType)
 		b.WriteString(": ")
+		if maxLen == len(i.conditionType)+len(": ")+len(text) {
+			b.WriteString(text) // one line already (conditions.OneLineMaxLen)
+			return
+		}
 		conditions.OneLinePieces(text, func(piece string) bool {
 			b.WriteString(piece)
 			return true
@@ -288,6 +314,17 @@ func (i summaryItem) writeLine(b *strings.Builder) {
 	b.WriteString(conditions.TruncationMarker)
 }
 
+// maxLen is an upper bound of the length of the item's line before it is cut:
+// "<Type>: " and conditions.OneLineMaxLen of its text; plain is conditions.PlainLine of the
+// text (then the bound is the exact length).
+func (i *summaryItem) maxLen() (n int, plain bool) {
+	text := i.lineText()
+	if conditions.PlainLine(text) {
+		return len(i.conditionType) + len(": ") + len(text), true
+	}
+	return len(i.conditionType) + len(": ") + conditions.OneLineMaxLen(text), false
+}
+
 // appendUpTo appends as much of s to line as its capacity allows.
 func appendUpTo(line []byte, s string) []byte {
 	return append(line, s[:min(len(s), cap(line)-len(line))]...)
@@ -296,21 +333,29 @@ func appendUpTo(line []byte, s string) []byte {
 // summaryMessage lists the first maxSummaryItems issues, then unknowns, on one line separated
 // by "; ", then "and N more" for the others.
 func summaryMessage(issues, unknowns *summaryItems) string {
-	var lines [maxSummaryItems]summaryItem
-	shown := copy(lines[:], issues.first[:min(issues.n, maxSummaryItems)])
-	shown += copy(lines[shown:], unknowns.first[:min(unknowns.n, maxSummaryItems)])
+	var lines [maxSummaryItems]*summaryItem
+	shown := 0
+	for _, l := range [...]*summaryItems{issues, unknowns} {
+		for j := 0; j < min(l.n, maxSummaryItems) && shown < maxSummaryItems; j++ {
+			lines[shown] = &l.first[j]
+			shown++
+		}
+	}
+	var maxLens [maxSummaryItems]int
+	var plain [maxSummaryItems]bool
 	size := 0
-	for _, item := range lines[:shown] {
-		size += min(len(item.conditionType)+len(": ")+conditions.OneLineMaxLen(item.lineText()), maxSummaryItemBytes) + len(itemSeparator)
+	for j, item := range lines[:shown] {
+		maxLens[j], plain[j] = item.maxLen()
+		size += min(maxLens[j], maxSummaryItemBytes) + len(itemSeparator)
 	}
 	more := issues.n + unknowns.n - shown
 	var b strings.Builder
 	b.Grow(size + len("and  more") + 20)
-	for i, item := range lines[:shown] {
-		if i > 0 {
+	for j, item := range lines[:shown] {
+		if j > 0 {
 			b.WriteString(itemSeparator)
 		}
-		item.writeLine(&b)
+		item.writeLine(&b, maxLens[j], plain[j])
 	}
 	if more > 0 {
 		var n [20]byte
@@ -364,40 +409,38 @@ func (x *typeIndex) init(list []metav1.Condition) {
 	}
 }
 
-// find returns the first condition of type t, whose typeHash is h, or nil. The caller must not
-// modify it.
-func (x *typeIndex) find(t string, h uint32) *metav1.Condition {
+// find returns the position of the first condition of type t, whose typeHash is h, or -1.
+func (x *typeIndex) find(t string, h uint32) int {
 	if x.linear {
-		return findCondition(x.list, t)
+		return slices.IndexFunc(x.list, func(c metav1.Condition) bool { return c.Type == t })
 	}
 	for ; x.slots[h] != 0; h = (h + 1) % uint32(len(x.slots)) {
-		if c := &x.list[x.slots[h]-1]; c.Type == t {
-			return c
+		if p := int(x.slots[h]) - 1; x.list[p].Type == t {
+			return p
 		}
 	}
-	return nil
+	return -1
 }
 
-// typeSet finds duplicates among the first maxIndexedConditions types of a list through a hash
-// table of their positions on the stack; beyond them it compares one by one.
-type typeSet struct {
-	slots [2 * maxIndexedConditions]uint8 // position in types + 1; 0 is an empty slot
-}
+// positions is a set of positions in a condition list, those below positionsSize.
+type positions uint64
 
-// add adds types[i], whose typeHash is h, given that types[:i] were added before, and reports
-// whether it is new.
-func (s *typeSet) add(types []string, i int, h uint32) bool {
-	t := types[i]
-	if i >= maxIndexedConditions {
-		return !slices.Contains(types[:i], t)
+// positionsSize is the number of positions a positions set holds.
+const positionsSize = 64
+
+// add adds p and reports whether it is new; a p outside [0, positionsSize) is ignored and
+// reported as not new.
+func (s *positions) add(p int) bool {
+	if p < 0 || p >= positionsSize || *s&(1<<p) != 0 {
+		return false
 	}
-	for ; s.slots[h] != 0; h = (h + 1) % uint32(len(s.slots)) {
-		if types[s.slots[h]-1] == t {
-			return false
-		}
-	}
-	s.slots[h] = uint8(i + 1) //nolint:gosec // G115: i < maxIndexedConditions, checked above
+	*s |= 1 << p
 	return true
+}
+
+// has reports whether p was added.
+func (s positions) has(p int) bool {
+	return p >= 0 && p < positionsSize && s&(1<<p) != 0
 }
 
 // typeHash picks the slot of type t in a table of 2*maxIndexedConditions slots from its length

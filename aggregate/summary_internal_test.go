@@ -6,15 +6,18 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/machinestatus/machinestatus/conditions"
 )
 
 // TestWriteLine checks that writeLine, which builds a summary line without intermediate
 // strings, writes exactly line(): ReplaceAll of the newlines, then conditions.TruncateTo.
 func TestWriteLine(t *testing.T) {
-	pieces := []string{"a", "é", "🙂", "\n", " ", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}
+	pieces := []string{"a", "é", "🙂", "\n", "\r", "* ", "\xff", " ", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	items := []summaryItem{
 		{conditionType: "Ready", missing: true},
@@ -32,10 +35,20 @@ func TestWriteLine(t *testing.T) {
 		items = append(items, summaryItem{conditionType: strings.Repeat("T", 1+rng.IntN(60)), text: text.String()})
 	}
 	for _, item := range items {
-		var b strings.Builder
-		item.writeLine(&b)
-		if got, want := b.String(), item.line(); got != want {
-			t.Fatalf("writeLine(%q, %q) =\n%q\nwant\n%q", item.conditionType, item.text, got, want)
+		n, plain := item.maxLen()
+		if line := item.line(); n < len(line) && utf8.ValidString(item.text) && !strings.HasSuffix(line, conditions.TruncationMarker) {
+			t.Fatalf("maxLen(%q, %q) = %d, below the line's %d bytes", item.conditionType, item.text, n, len(line))
+		}
+		if plain != conditions.PlainLine(item.lineText()) {
+			t.Fatalf("maxLen(%q, %q): plain %v, want PlainLine's", item.conditionType, item.text, plain)
+		}
+		// plain is a shortcut only: without it, writeLine writes the same.
+		for _, p := range []bool{plain, false} {
+			var b strings.Builder
+			item.writeLine(&b, n, p)
+			if got, want := b.String(), item.line(); got != want {
+				t.Fatalf("writeLine(%q, %q, plain %v) =\n%q\nwant\n%q", item.conditionType, item.text, p, got, want)
+			}
 		}
 	}
 }
@@ -109,29 +122,35 @@ func TestTypeIndex(t *testing.T) {
 	for name, list := range lists {
 		var x typeIndex
 		x.init(list)
+		if want := len(list) > maxIndexedConditions; x.linear != want {
+			t.Errorf("%s: %d conditions searched one by one: %v, want %v", name, len(list), x.linear, want)
+		}
 		for _, typ := range scope {
-			if got, want := x.find(typ, typeHash(typ)), findCondition(list, typ); got != want {
-				t.Errorf("%s: find(%q) = %v, want %v (findCondition)", name, typ, got, want)
+			want := slices.IndexFunc(list, func(l metav1.Condition) bool { return l.Type == typ })
+			if got := x.find(typ, typeHash(typ)); got != want {
+				t.Errorf("%s: find(%q) = %d, want %d (the first of the type)", name, typ, got, want)
 			}
 		}
 	}
 }
 
-// TestTypeSet: add reports each distinct type once, below and beyond the table's size, whatever
-// the hashes.
-func TestTypeSet(t *testing.T) {
-	var types []string
-	for i := range 2*maxIndexedConditions + 3 {
-		types = append(types, fmt.Sprintf("T%03d", i))
+// TestPositions: add reports each position in [0, 64) new once, never one outside it, and has
+// reports exactly the positions added.
+func TestPositions(t *testing.T) {
+	var s positions
+	added := map[int]bool{}
+	for _, p := range []int{-1, 0, 5, 0, 63, 64, 65, 5, 62, 1, 63, -2} {
+		want := p >= 0 && p < positionsSize && !added[p]
+		if got := s.add(p); got != want {
+			t.Errorf("add(%d) = %v, want %v", p, got, want)
+		}
+		if want {
+			added[p] = true
+		}
 	}
-	types = append(types, types...) // every type again, below and beyond the table's size
-	for i := 0; i < len(types); i += 9 {
-		types = slices.Insert(types, i, types[len(types)-1-i])
-	}
-	var s typeSet
-	for i, typ := range types {
-		if got, want := s.add(types, i, typeHash(typ)), !slices.Contains(types[:i], typ); got != want {
-			t.Errorf("add(%q at %d) = %v, want %v", typ, i, got, want)
+	for p := -2; p <= positionsSize+1; p++ {
+		if got := s.has(p); got != added[p] {
+			t.Errorf("has(%d) = %v, want %v", p, got, added[p])
 		}
 	}
 }

@@ -26,6 +26,9 @@ func OneLine(msg string) string {
 // OneLineMaxLen is an upper bound of len(OneLine(msg)): a line break ("\n" or "\r") becomes at
 // most ", ".
 func OneLineMaxLen(msg string) int {
+	if !hasLineBreak(msg) {
+		return len(msg)
+	}
 	return len(msg) + strings.Count(msg, "\n") + strings.Count(msg, "\r")
 }
 
@@ -64,3 +67,32 @@ func OneLinePieces(msg string, yield func(piece string) bool) {
 func hasLineBreak(msg string) bool {
 	return strings.IndexByte(msg, '\n') >= 0 || strings.IndexByte(msg, '\r') >= 0
 }
+
+// PlainLine reports whether msg is ASCII without a line break: valid UTF-8 that OneLine returns
+// as it is. It reads eight bytes at a time, for callers that print many short messages.
+func PlainLine(msg string) bool {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
+	// hasByte reports whether a byte of w is b (the classic test for a zero byte of w^b*ones).
+	hasByte := func(w uint64, b uint64) bool {
+		x := w ^ b*ones
+		return (x-ones)&^x&high != 0
+	}
+	i := 0
+	for ; i+8 <= len(msg); i += 8 {
+		if w := load8(msg[i:]); w&high != 0 || hasByte(w, '\n') || hasByte(w, '\r') {
+			return false
+		}
+	}
+	for ; i < len(msg); i++ {
+		if c := msg[i]; c >= utf8RuneSelf || c == '\n' || c == '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// utf8RuneSelf is utf8.RuneSelf: bytes below it are ASCII characters.
+const utf8RuneSelf = 0x80

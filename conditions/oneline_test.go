@@ -1,6 +1,7 @@
 package conditions_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -55,5 +56,36 @@ func TestOneLinePieces(t *testing.T) {
 	conditions.OneLinePieces("a\nb\nc", func(string) bool { calls++; return false })
 	if calls != 1 {
 		t.Errorf("yield called %d times after returning false, want 1", calls)
+	}
+}
+
+// TestPlainLine: true exactly for ASCII without "\n" or "\r", whatever the position of the byte
+// that is not (in an eight-byte block or in the tail), and then OneLine returns msg as it is.
+func TestPlainLine(t *testing.T) {
+	for n := range 20 {
+		base := strings.Repeat("ab* -:9Z", 3)[:n]
+		if !conditions.PlainLine(base) {
+			t.Errorf("PlainLine(%q) = false, want true", base)
+		}
+		if got := conditions.OneLine(base); got != base {
+			t.Errorf("OneLine(%q) = %q, want it unchanged", base, got)
+		}
+		for at := range n {
+			for _, c := range []byte{'\n', '\r', 0x80, 0xc3, 0xff} {
+				bad := []byte(base)
+				bad[at] = c
+				if conditions.PlainLine(string(bad)) {
+					t.Errorf("PlainLine(%q) = true, want false (%#x at %d)", bad, c, at)
+				}
+			}
+			// Bytes next to the line breaks, and control characters that are not line breaks.
+			for _, c := range []byte{'\t', 0x0b, 0x0c, 0x0e, 0x09, 0x00, 0x7f} {
+				ok := []byte(base)
+				ok[at] = c
+				if !conditions.PlainLine(string(ok)) {
+					t.Errorf("PlainLine(%q) = false, want true (%#x at %d)", ok, c, at)
+				}
+			}
+		}
 	}
 }

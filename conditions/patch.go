@@ -123,11 +123,15 @@ func (p Patch) Apply(latest Setter, opts ...ApplyOption) error {
 
 	changed := false
 	for _, op := range p {
-		cur := meta.FindStatusCondition(list, op.Type)
+		at := indexOf(list, op.Type)
+		var cur *metav1.Condition
+		if at >= 0 {
+			cur = &list[at]
+		}
 		switch {
 		case op.After == nil:
 			changed = meta.RemoveStatusCondition(&list, op.Type) || changed
-		case cur != nil && sameCondition(cur, op.After) && !hasDuplicate(list, op.Type) && !cur.LastTransitionTime.IsZero():
+		case cur != nil && sameCondition(cur, op.After) && !hasDuplicate(list, at, false) && !cur.LastTransitionTime.IsZero():
 		case cur != nil:
 			next := *op.After
 			if cur.Status == next.Status && !cur.LastTransitionTime.IsZero() {

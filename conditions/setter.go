@@ -1,6 +1,8 @@
 package conditions
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -38,7 +40,12 @@ func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error)
 	}
 	condition.Message = TruncateMessage(condition.Message)
 
-	existing := meta.FindStatusCondition(to.GetConditions(), condition.Type)
+	stored := to.GetConditions()
+	at := indexOf(stored, condition.Type)
+	var existing *metav1.Condition
+	if at >= 0 {
+		existing = &stored[at]
+	}
 	switch {
 	case existing != nil && existing.Status == condition.Status && !existing.LastTransitionTime.IsZero():
 		condition.LastTransitionTime = existing.LastTransitionTime
@@ -51,13 +58,14 @@ func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error)
 	if err := Validate(condition); err != nil {
 		return false, err
 	}
-	duplicated := existing != nil && hasDuplicate(to.GetConditions(), condition.Type)
-	if unchanged(existing, condition) && !duplicated && typesSorted(to.GetConditions()) {
+	sorted := typesSorted(stored)
+	duplicated := existing != nil && hasDuplicate(stored, at, sorted)
+	if unchanged(existing, condition) && !duplicated && sorted {
 		// What follows would copy the list, change nothing in it and find it sorted.
 		return false, nil
 	}
 
-	list := append([]metav1.Condition(nil), to.GetConditions()...)
+	list := append([]metav1.Condition(nil), stored...)
 	if existing != nil && (existing.LastTransitionTime.IsZero() || duplicated) {
 		// A condition stored without a time (never by the API server) is replaced whole, and
 		// so is a type stored more than once (by another writer's append): the lastTransitionTime
@@ -72,17 +80,21 @@ func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error)
 	return false, nil
 }
 
-// hasDuplicate reports whether list holds more than one condition of type t.
-func hasDuplicate(list []metav1.Condition, t string) bool {
-	n := 0
-	for i := range list {
-		if list[i].Type == t {
-			if n++; n > 1 {
-				return true
-			}
-		}
+// indexOf returns the position of the first condition of type t in list (the one
+// meta.FindStatusCondition and Get find), or -1.
+func indexOf(list []metav1.Condition, t string) int {
+	return slices.IndexFunc(list, func(c metav1.Condition) bool { return c.Type == t })
+}
+
+// hasDuplicate reports whether list holds another condition of the type of list[first], the
+// first of its type. In a list sorted by Compare (sorted true) the conditions of one type are
+// next to each other, so only list[first+1] is looked at; otherwise the rest of the list is.
+func hasDuplicate(list []metav1.Condition, first int, sorted bool) bool {
+	t := list[first].Type
+	if sorted {
+		return first+1 < len(list) && list[first+1].Type == t
 	}
-	return false
+	return slices.ContainsFunc(list[first+1:], func(c metav1.Condition) bool { return c.Type == t })
 }
 
 // unchanged reports whether meta.SetStatusCondition would leave existing as it is when given

@@ -60,6 +60,25 @@ func ValidateType(t string) error {
 	return validate(metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: "ValidType", LastTransitionTime: metav1.Unix(1, 0)})
 }
 
+// ValidateTypes is ValidateType of each of types, in order: nil when every one is valid, else
+// the *ValidationError of the first invalid one. Types that share a prefix (e.g. a provider's
+// example.com/...) cost less than with ValidateType one by one: a prefix found valid is not
+// checked again for the types after it. It allocates only to return an error.
+func ValidateTypes(types []string) error {
+	var known string
+	for _, t := range types {
+		if alnumName(t) {
+			continue // the usual CamelCase type: valid without a prefix
+		}
+		if !quickValidTypeKnown(t, &known) {
+			if err := ValidateType(t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // validReason reports whether r passes Validate's rule for a reason (1 to 1024 characters
 // matching [A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?).
 func validReason(r string) bool {

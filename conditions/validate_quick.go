@@ -32,18 +32,41 @@ func quickValid(condition metav1.Condition) bool {
 // and "/", then a name of [A-Za-z0-9-_.] that starts and ends alphanumeric) of at most
 // maxTypeLength characters.
 func quickValidType(t string) bool {
+	var known string
+	return quickValidTypeKnown(t, &known)
+}
+
+// quickValidTypeKnown is quickValidType, except that a prefix equal to *known (one found valid
+// before) is not checked again; a prefix it finds valid is stored in *known.
+func quickValidTypeKnown(t string, known *string) bool {
 	if len(t) == 0 || len(t) > maxTypeLength {
 		return false
 	}
-	// One pass from the end over the name's characters; a '/' ends the name and starts the
-	// prefix, any other character outside the name's class makes t invalid.
+	// One pass from the end over the name's characters, eight at a time while they are letters
+	// and digits (the usual CamelCase name), then one at a time; a '/' ends the name and starts
+	// the prefix, any other character outside the name's class makes t invalid.
 	i := len(t) - 1
+	for i >= 7 && alnum8(load8(t[i-7:])) {
+		i -= 8
+	}
+	if i >= 0 && i < 7 && len(t) >= 8 && alnum8(load8(t)) {
+		i = -1 // t[:8], which overlaps the bytes checked above, holds the rest of t
+	}
 	for i >= 0 && charClass[t[i]]&(classAlpha|classDigit|classNameExtra) != 0 {
 		i--
 	}
 	name := t[i+1:]
-	if i >= 0 && (t[i] != '/' || !quickValidPrefix(t[:i])) {
-		return false
+	if i >= 0 {
+		prefix := t[:i]
+		if t[i] != '/' {
+			return false
+		}
+		if prefix == "" || prefix != *known {
+			if !quickValidPrefix(prefix) {
+				return false
+			}
+			*known = prefix
+		}
 	}
 	return len(name) > 0 && len(name) <= maxTypeNameBytes && isAlnum(name[0]) && isAlnum(name[len(name)-1])
 }
@@ -118,3 +141,46 @@ var charClass = func() (t [256]uint8) {
 func isAlpha(c byte) bool      { return charClass[c]&classAlpha != 0 }
 func isAlnum(c byte) bool      { return charClass[c]&(classAlpha|classDigit) != 0 }
 func isLowerAlnum(c byte) bool { return charClass[c]&classLower != 0 }
+
+// alnumName reports whether t is 8 to maxTypeNameBytes ASCII letters and digits: a valid
+// condition type without a prefix, recognised eight bytes at a time (the last eight overlap the
+// ones before when the length is not a multiple of eight).
+func alnumName(t string) bool {
+	if len(t) < 8 || len(t) > maxTypeNameBytes {
+		return false
+	}
+	for i := 0; i+8 < len(t); i += 8 {
+		if !alnum8(load8(t[i:])) {
+			return false
+		}
+	}
+	return alnum8(load8(t[len(t)-8:]))
+}
+
+// load8 returns the first eight bytes of s (at least eight long) as a little-endian word; the
+// compiler turns it into one load.
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// alnum8 reports whether every byte of w is an ASCII letter or digit ([A-Za-z0-9], the bytes
+// classAlpha|classDigit marks), eight bytes at once. For bytes below 0x80, adding 0x80-lo sets a
+// byte's high bit exactly when it is at least lo, and adding 0x7f-hi exactly when it is above
+// hi, without a carry into the next byte. Letters are tested with 0x20 set (upper case becomes
+// lower case, and only letters land in [a-z]); digits on the bytes as they are (0x20 would
+// bring control characters into [0-9]).
+func alnum8(w uint64) bool {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
+	if w&high != 0 {
+		return false
+	}
+	inRange := func(x uint64, lo, hi uint64) uint64 {
+		return (x + (0x80-lo)*ones) &^ (x + (0x7f-hi)*ones) & high
+	}
+	return inRange(w|0x20*ones, 'a', 'z')|inRange(w, '0', '9') == high
+}

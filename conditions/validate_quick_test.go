@@ -1,6 +1,7 @@
 package conditions
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -96,6 +97,93 @@ func BenchmarkValidate(b *testing.B) {
 	for b.Loop() {
 		if err := Validate(c); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestAlnum8 checks the eight-bytes-at-once test against the byte classes for every byte value
+// in every position, next to bytes that pass.
+func TestAlnum8(t *testing.T) {
+	for pos := range 8 {
+		for c := range 256 {
+			word := []byte("aZ09zA9m")
+			word[pos] = byte(c)
+			want := true
+			for _, b := range word {
+				want = want && isAlnum(b)
+			}
+			if got := alnum8(load8(string(word))); got != want {
+				t.Errorf("alnum8(%q) = %v, want %v", word, got, want)
+			}
+		}
+	}
+	if got := load8("\x01\x02\x03\x04\x05\x06\x07\x08rest"); got != 0x0807060504030201 {
+		t.Errorf("load8 = %#x, want 0x0807060504030201 (the first eight bytes, little endian)", got)
+	}
+}
+
+// TestValidateTypes: ValidateTypes of a list is ValidateType of its first invalid type, or nil;
+// remembering a valid prefix never lets an invalid type through (the same prefix with a bad
+// name, an empty prefix, a prefix with a second "/"), whatever came before.
+func TestValidateTypes(t *testing.T) {
+	pool := []string{
+		"Ready", "InfrastructureReady", "example.com/A", "example.com/Backup", "example.com/-bad",
+		"example.com/", "/Backup", "a/b/X", "a.b/X", "a.b/Y", "Example.com/X", "exa_mple.com/X",
+		"example.com.", "other.example.com/Mounted", "UpToDate", "1234567890abcdefXYZ", "x-y_z.w",
+		strings.Repeat("z", 63), strings.Repeat("z", 64), "", "Prêt", "Node Ready",
+	}
+	// The oracle: apimachinery's validation (validate, no quick path) of each type in turn.
+	first := func(types []string) error {
+		for _, typ := range types {
+			if err := validate(metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: "ValidType", LastTransitionTime: metav1.Unix(1, 0)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	lists := [][]string{
+		nil,
+		{"example.com/A", "example.com/Backup", "example.com/-bad"},
+		{"example.com/A", "example.com/"},
+		{"example.com/A", "/Backup"},
+		{"a.b/X", "a/b/X"},
+		{"a.b/X", "a.b/Y", "Ready"},
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 3000 {
+		var list []string
+		for range rng.IntN(6) {
+			list = append(list, pool[rng.IntN(len(pool))])
+		}
+		lists = append(lists, list)
+	}
+	for _, list := range lists {
+		got, want := ValidateTypes(list), first(list)
+		if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
+			t.Fatalf("ValidateTypes(%q) = %v, want %v", list, got, want)
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() {
+		_ = ValidateTypes([]string{"Ready", "example.com/A", "example.com/B", "InfrastructureReady"})
+	}); allocs != 0 {
+		t.Errorf("ValidateTypes of valid types: %v allocations, want 0", allocs)
+	}
+}
+
+// TestAlnumName: the whole of the type is checked (each block, and the last bytes however the
+// length falls), and only names of 8 to 63 letters and digits pass.
+func TestAlnumName(t *testing.T) {
+	for n := range 70 {
+		name := strings.Repeat("aZ9", 30)[:n]
+		if got, want := alnumName(name), n >= 8 && n <= 63; got != want {
+			t.Errorf("alnumName(%d letters and digits) = %v, want %v", n, got, want)
+		}
+		for at := range n {
+			bad := []byte(name)
+			bad[at] = '-'
+			if alnumName(string(bad)) {
+				t.Errorf("alnumName(%q) = true, want false (a '-' at %d)", bad, at)
+			}
 		}
 	}
 }
