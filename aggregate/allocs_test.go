@@ -59,3 +59,52 @@ func TestSummarizeSteadyAllocatesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestSummarizeSteadyNotRunningKeepsLastOperation: a Machine that stays in an operation (waiting
+// for its infrastructure, its Node NotReady, being updated) keeps its stored lastOperation
+// value, not an equal copy, and its allocations per Summarize are only the texts built from its
+// conditions to be compared with the stored ones: Ready's message and the pieces of
+// lastOperation's description (no new LastOperation, no new conditions). The counts are
+// deterministic: a higher one is a regression.
+func TestSummarizeSteadyNotRunningKeepsLastOperation(t *testing.T) {
+	clock := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(30).Time)}
+	for _, tc := range []struct {
+		name      string
+		m         *v1alpha1.Machine
+		maxAllocs float64
+	}{
+		{"Provisioning, waiting for the infrastructure", machine(conds(
+			cond(v1alpha1.MachineInfrastructureReadyCondition, F, v1alpha1.MachineInfrastructureNotProvisionedReason, 1, "waiting for an instance"),
+		)), 3},
+		{"Running before, its Node NotReady", func() *v1alpha1.Machine {
+			m := steadyRunning(t)
+			conditions.Set(m, cond(v1alpha1.MachineNodeReadyCondition, F, v1alpha1.MachineNodeNotReadyReason, 20, "kubelet stopped posting node status"), clock)
+			return m
+		}(), 5},
+		{"Updating", func() *v1alpha1.Machine {
+			m := steadyRunning(t)
+			conditions.Set(m, cond(v1alpha1.MachineUpdatingCondition, T, v1alpha1.MachineUpdatingKubeletVersionReason, 20, "kubelet 1.31 to 1.32"), clock)
+			return m
+		}(), 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			aggregate.Summarize(tc.m, clock)
+			stored := tc.m.Status.LastOperation
+			if stored == nil || stored.State != v1alpha1.MachineOperationStateProcessing {
+				t.Fatalf("lastOperation %+v, want an operation in progress", stored)
+			}
+			opts := []conditions.SetOption{clock} // boxed once, as a controller does per reconcile
+			allocs := testing.AllocsPerRun(100, func() {
+				if aggregate.Summarize(tc.m, opts...) {
+					t.Fatal("a steady Machine changed")
+				}
+			})
+			if tc.m.Status.LastOperation != stored {
+				t.Errorf("Summarize replaced the stored lastOperation by an equal copy")
+			}
+			if allocs > tc.maxAllocs {
+				t.Errorf("%v allocations per Summarize, want at most %v (Ready's message, the description's pieces)", allocs, tc.maxAllocs)
+			}
+		})
+	}
+}

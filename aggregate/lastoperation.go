@@ -121,8 +121,9 @@ func LastOperation(m *v1alpha1.Machine, opts ...conditions.SetOption) *v1alpha1.
 // lastOperationWith is LastOperation for a non-nil m whose terminal signal is known, so that
 // Summarize finds it once for LastOperation and Phase; opts give the clock that dates a change
 // no lastTransitionTime dates (Phase, which reads only type and state, passes none). When
-// nothing is new it returns m.Status.LastOperation itself, so that a steady Machine costs no
-// allocation: callers must not modify the result.
+// nothing is new it returns m.Status.LastOperation itself, not a copy (a steady Running Machine
+// costs no allocation; one in another operation only the description built to compare):
+// callers must not modify the result.
 func lastOperationWith(m *v1alpha1.Machine, signal *terminal, opts []conditions.SetOption) *v1alpha1.LastOperation {
 	op := lastOperation(m, signal, opts)
 	if d := conditions.TruncateTo(op.Description, maxDescriptionBytes); d != op.Description {
@@ -300,11 +301,13 @@ func (d *deriver) nextFailed(t v1alpha1.MachineOperationType, description string
 //     one second after it, so lastUpdated moves on every change and never goes back.
 func (d *deriver) at(t v1alpha1.MachineOperationType, s v1alpha1.MachineOperationState,
 	description string, decidedBy *metav1.Condition, byReason bool) *v1alpha1.LastOperation {
-	op := &v1alpha1.LastOperation{Type: t, State: s, Description: description}
 	if d.prev != nil && d.prev.Type == t && d.prev.State == s {
-		op.LastUpdated = d.prev.LastUpdated
-		return op
+		if d.prev == d.stored && d.prev.Description == description {
+			return d.prev // nothing new: the stored value itself, no allocation
+		}
+		return &v1alpha1.LastOperation{Type: t, State: s, Description: description, LastUpdated: d.prev.LastUpdated}
 	}
+	op := &v1alpha1.LastOperation{Type: t, State: s, Description: description}
 	candidate := d.created
 	if decidedBy != nil && !decidedBy.LastTransitionTime.IsZero() {
 		candidate = decidedBy.LastTransitionTime
@@ -386,13 +389,24 @@ func withDetail(s string, c *metav1.Condition) string {
 	return s + ": " + d
 }
 
-// detail is a bounded, single-line account of c: its message, else its reason.
+// detail is a bounded, single-line account of c: its message with every run of white space
+// made one space, else its reason.
 func detail(c *metav1.Condition) string {
-	text := strings.Join(strings.Fields(c.Message), " ")
+	text := c.Message
+	if !singleSpaced(text) {
+		text = strings.Join(strings.Fields(text), " ")
+	}
 	if text == "" {
 		text = c.Reason
 	}
 	return conditions.TruncateTo(text, maxDetailBytes)
+}
+
+// singleSpaced reports whether s is ASCII whose only white space is single spaces between
+// words: strings.Join(strings.Fields(s), " ") would return s itself.
+func singleSpaced(s string) bool {
+	return conditions.PlainLine(s) && !strings.ContainsAny(s, "\t\v\f") && !strings.Contains(s, "  ") &&
+		(s == "" || (s[0] != ' ' && s[len(s)-1] != ' '))
 }
 
 // detailOrMissing is detail(c), or "not yet reported" when c is nil.

@@ -177,7 +177,7 @@ func setSummaryCondition(to conditions.Setter, target string, o *SummaryOptions)
 }
 
 // summaryScope checks the options and returns the condition types in scope as given (they may
-// repeat a type; the caller skips repeats with a typeSet). A problem with several types names the
+// repeat a type; summarizeScope counts each once). A problem with several types names the
 // first in catalog order (conditions.Compare).
 func summaryScope(target string, o *SummaryOptions) ([]string, error) {
 	if problems := typeProblems(target); problems != "" {
