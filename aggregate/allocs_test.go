@@ -78,12 +78,16 @@ func TestSummarizeSteadyNotRunningKeepsLastOperation(t *testing.T) {
 		)), 3},
 		{"Running before, its Node NotReady", func() *v1alpha1.Machine {
 			m := steadyRunning(t)
-			conditions.Set(m, cond(v1alpha1.MachineNodeReadyCondition, F, v1alpha1.MachineNodeNotReadyReason, 20, "kubelet stopped posting node status"), clock)
+			if _, err := conditions.Set(m, cond(v1alpha1.MachineNodeReadyCondition, F, v1alpha1.MachineNodeNotReadyReason, 20, "kubelet stopped posting node status"), clock); err != nil {
+				t.Fatal(err)
+			}
 			return m
 		}(), 5},
 		{"Updating", func() *v1alpha1.Machine {
 			m := steadyRunning(t)
-			conditions.Set(m, cond(v1alpha1.MachineUpdatingCondition, T, v1alpha1.MachineUpdatingKubeletVersionReason, 20, "kubelet 1.31 to 1.32"), clock)
+			if _, err := conditions.Set(m, cond(v1alpha1.MachineUpdatingCondition, T, v1alpha1.MachineUpdatingKubeletVersionReason, 20, "kubelet 1.31 to 1.32"), clock); err != nil {
+				t.Fatal(err)
+			}
 			return m
 		}(), 3},
 	} {
