@@ -33,8 +33,9 @@ func ClusterAPIMachineStatus(m *clusterv1.Machine, previous *v1alpha1.LastOperat
 	}
 	// As Summarize does: the phase's Unknown row reads the lastOperation just computed.
 	signal := terminalSignal(view)
-	view.Status.LastOperation = lastOperationWith(view, signal, opts)
-	return phaseWith(view, signal), view.Status.LastOperation
+	op := lastOperationWith(view, signal, opts)
+	view.Status.LastOperation = op
+	return phaseWith(view, signal, func() *v1alpha1.LastOperation { return op }), op
 }
 
 // MachineFromClusterAPI returns a machinestatus Machine that says what m says, in the

@@ -35,11 +35,14 @@ func Phase(m *v1alpha1.Machine) v1alpha1.MachinePhase {
 	if m == nil {
 		return v1alpha1.MachinePhasePending
 	}
-	return phaseWith(m, terminalSignal(m))
+	signal := terminalSignal(m)
+	return phaseWith(m, signal, func() *v1alpha1.LastOperation { return lastOperationWith(m, signal, nil) })
 }
 
-// phaseWith is Phase for a non-nil m whose terminal signal is known.
-func phaseWith(m *v1alpha1.Machine, signal *terminal) v1alpha1.MachinePhase {
+// phaseWith is Phase for a non-nil m whose terminal signal is known; lastOp returns m's
+// lastOperation (as lastOperationWith derives it), asked for only by the Unknown row, so that
+// Summarize, which has just derived it, passes it instead of deriving it again.
+func phaseWith(m *v1alpha1.Machine, signal *terminal, lastOp func() *v1alpha1.LastOperation) v1alpha1.MachinePhase {
 	switch {
 	case m.DeletionTimestamp != nil &&
 		conditionHasReason(findCondition(m.Status.Conditions, v1alpha1.MachineDeletingCondition), v1alpha1.MachineDeletingDeletionCompletedReason):
@@ -56,7 +59,7 @@ func phaseWith(m *v1alpha1.Machine, signal *terminal) v1alpha1.MachinePhase {
 		return v1alpha1.MachinePhaseUpdating
 	case conditionIsTrue(m, v1alpha1.MachineNodeReadyCondition):
 		return v1alpha1.MachinePhaseRunning
-	case creationFinished(lastOperationWith(m, signal, nil)):
+	case creationFinished(lastOp()):
 		return v1alpha1.MachinePhaseUnknown
 	case conditionIsTrue(m, v1alpha1.MachineInfrastructureReadyCondition):
 		return v1alpha1.MachinePhaseProvisioned

@@ -51,11 +51,12 @@ func Summarize(m *v1alpha1.Machine, opts ...conditions.SetOption) bool {
 	// LastOperation and Phase, sharing the terminal signal (it depends on the conditions only,
 	// which they do not change).
 	signal := terminalSignal(m)
-	if op := lastOperationWith(m, signal, opts); !sameLastOperation(op, m.Status.LastOperation) {
+	op := lastOperationWith(m, signal, opts)
+	if !sameLastOperation(op, m.Status.LastOperation) {
 		m.Status.LastOperation = op
 		changed = true
 	}
-	if p := phaseWith(m, signal); p != m.Status.Phase {
+	if p := phaseWith(m, signal, func() *v1alpha1.LastOperation { return op }); p != m.Status.Phase {
 		m.Status.Phase = p
 		changed = true
 	}
