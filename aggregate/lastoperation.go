@@ -389,24 +389,14 @@ func withDetail(s string, c *metav1.Condition) string {
 	return s + ": " + d
 }
 
-// detail is a bounded, single-line account of c: its message with every run of white space
-// made one space, else its reason.
+// detail is a bounded, single-line account of c: its message (conditions.CollapseSpace), else
+// its reason.
 func detail(c *metav1.Condition) string {
-	text := c.Message
-	if !singleSpaced(text) {
-		text = strings.Join(strings.Fields(text), " ")
-	}
+	text := conditions.CollapseSpace(c.Message)
 	if text == "" {
 		text = c.Reason
 	}
 	return conditions.TruncateTo(text, maxDetailBytes)
-}
-
-// singleSpaced reports whether s is ASCII whose only white space is single spaces between
-// words: strings.Join(strings.Fields(s), " ") would return s itself.
-func singleSpaced(s string) bool {
-	return conditions.PlainLine(s) && !strings.ContainsAny(s, "\t\v\f") && !strings.Contains(s, "  ") &&
-		(s == "" || (s[0] != ' ' && s[len(s)-1] != ' '))
 }
 
 // detailOrMissing is detail(c), or "not yet reported" when c is nil.

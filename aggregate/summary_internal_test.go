@@ -180,24 +180,3 @@ func TestSummaryItemsKeepCatalogOrder(t *testing.T) {
 		}
 	}
 }
-
-// TestSingleSpaced: true exactly when strings.Fields and Join would give s back, on the white
-// space strings.Fields splits at (ASCII and not) in every position.
-func TestSingleSpaced(t *testing.T) {
-	inputs := []string{"", "a", "a b", "Waiting for the Node", "a  b", " a", "a ", " ", "a\tb", "a\nb",
-		"a\rb", "a\vb", "a\fb", "a\u00a0b", "a\u2003b", "é b", "a\x85b"}
-	for _, s := range inputs {
-		if got, want := singleSpaced(s), strings.Join(strings.Fields(s), " ") == s && utf8.ValidString(s) && isASCII(s); got != want {
-			t.Errorf("singleSpaced(%q) = %v, want %v", s, got, want)
-		}
-	}
-}
-
-func isASCII(s string) bool {
-	for i := range len(s) {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}

@@ -96,3 +96,22 @@ func PlainLine(msg string) bool {
 
 // utf8RuneSelf is utf8.RuneSelf: bytes below it are ASCII characters.
 const utf8RuneSelf = 0x80
+
+// CollapseSpace returns s with every run of white space (unicode.IsSpace, line breaks included)
+// made one space and none at either end, as strings.Join(strings.Fields(s), " ") does: the one
+// rule for quoting free text on one line (lastOperation descriptions, event notes, printed
+// columns). Unlike OneLine it reads no list structure. ASCII text that is already so is
+// returned as it is, without allocating.
+func CollapseSpace(s string) string {
+	if singleSpaced(s) {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// singleSpaced reports whether s is ASCII whose only white space is single spaces between
+// words, so that CollapseSpace returns s itself.
+func singleSpaced(s string) bool {
+	return PlainLine(s) && !strings.ContainsAny(s, "\t\v\f") && !strings.Contains(s, "  ") &&
+		(s == "" || (s[0] != ' ' && s[len(s)-1] != ' '))
+}

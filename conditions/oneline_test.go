@@ -89,3 +89,20 @@ func TestPlainLine(t *testing.T) {
 		}
 	}
 }
+
+// TestCollapseSpace: the result is strings.Fields joined with spaces, on the white space
+// strings.Fields splits at (ASCII and not) in every position, and text already so is returned
+// without allocating.
+func TestCollapseSpace(t *testing.T) {
+	inputs := []string{"", "a", "a b", "Waiting for the Node", "a  b", " a", "a ", " ", "a\tb", "a\nb",
+		"a\r\nb", "a\vb", "a\fb", "a\u00a0b", "a\u2003b", "é b", "a\x85b", "\xff b", "* A: x\n* B: y"}
+	for _, s := range inputs {
+		if got, want := conditions.CollapseSpace(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("CollapseSpace(%q) = %q, want %q", s, got, want)
+		}
+	}
+	plain := "kubelet stopped posting node status"
+	if allocs := testing.AllocsPerRun(100, func() { _ = conditions.CollapseSpace(plain) }); allocs != 0 {
+		t.Errorf("CollapseSpace of single-spaced ASCII: %v allocations, want 0", allocs)
+	}
+}

@@ -1,13 +1,12 @@
 package controllers
 
 import (
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/conditions"
 )
 
 // Events are emitted only when the phase or the lastOperation's (type, state) changes, never
@@ -92,11 +91,6 @@ func recordEvents(rec events.EventRecorder, after *corev1.ObjectReference, t tra
 			"%s succeeded", op.Type)
 	default:
 		rec.Eventf(after, nil, corev1.EventTypeWarning, operationEventReason(op.Type, op.State), eventAction,
-			"%s: %s", op.Type, oneLine(op.Description))
+			"%s: %s", op.Type, conditions.CollapseSpace(op.Description))
 	}
-}
-
-// oneLine keeps an event note on one line of the kubectl describe table.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

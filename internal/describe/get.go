@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/conditions"
 )
 
 // NoHistoryMarker ends the LAST-OP cell of a Cluster API Machine whose lastOperation get
@@ -73,7 +74,7 @@ func Table(api schema.GroupVersionResource, ds []Description, now time.Time) *me
 		op, description := "", ""
 		if d.LastOperation != nil {
 			op = string(d.LastOperation.Type) + " " + string(d.LastOperation.State)
-			description = oneLine(d.LastOperation.Description)
+			description = conditions.CollapseSpace(d.LastOperation.Description)
 		}
 		if capi && d.LastOperationSource == LastOperationFromConditions {
 			op += NoHistoryMarker
@@ -94,9 +95,6 @@ func readyStatus(d Description) string {
 	}
 	return string(d.Conditions[i].Status)
 }
-
-// oneLine joins a multi-line text into one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // GetOptions say how WriteTables prints.
 type GetOptions struct {
