@@ -29,30 +29,8 @@ import (
 func TestNamespacedGrant(t *testing.T) {
 	ctx := context.Background()
 	a, b := env.Namespace(t), env.Namespace(t)
-	infra := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Granted" + kindSuffix(utilrand.String(6)) + "Machine"}
+	infra, admin, binding := namespaceGrantedKind(t, a, "Granted", "v1")
 	plural := strings.ToLower(infra.Kind) + "s"
-	admin := crdRBACAdmin(t)
-	crd := preservingCRD(infra)
-	if err := admin.Create(ctx, crd); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = admin.Delete(context.Background(), crd) })
-	role := &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Namespace: a, Name: "infra-reader"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{infra.Group}, Resources: []string{plural}, Verbs: []string{"get", "list", "watch"}}},
-	}
-	binding := func() *rbacv1.RoleBinding {
-		return &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Namespace: a, Name: "manager-infra-reader"},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: harness.ManagerUser}},
-		}
-	}
-	for _, o := range []client.Object{role, binding()} {
-		if err := admin.Create(ctx, o); err != nil {
-			t.Fatal(err)
-		}
-	}
 	notProvisioned := map[string]any{"initialization": map[string]any{"provisioned": false}}
 	for _, ns := range []string{a, b} {
 		createLater(t, infra, ns, "m", notProvisioned)
@@ -114,4 +92,38 @@ func TestNamespacedGrant(t *testing.T) {
 		}
 		return ""
 	})
+}
+
+// namespaceGrantedKind installs the CRD of a new namespaced kind of group example.com at
+// version (its name starting with prefix), which the manager may read only in namespace ns (a
+// Role and a RoleBinding there; nothing cluster-wide). It returns the kind, an admin client of
+// CRDs and RBAC, and a function returning a new copy of the RoleBinding (to delete or create
+// again). The CRD is deleted when the test ends.
+func namespaceGrantedKind(t *testing.T, ns, prefix, version string) (schema.GroupVersionKind, client.Client, func() *rbacv1.RoleBinding) {
+	t.Helper()
+	ctx := context.Background()
+	gvk := schema.GroupVersionKind{Group: "example.com", Version: version, Kind: prefix + kindSuffix(utilrand.String(6)) + "Machine"}
+	admin := crdRBACAdmin(t)
+	crd := preservingCRD(gvk)
+	if err := admin.Create(ctx, crd); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = admin.Delete(context.Background(), crd) })
+	role := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "infra-reader"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{gvk.Group}, Resources: []string{crd.Spec.Names.Plural}, Verbs: []string{"get", "list", "watch"}}},
+	}
+	binding := func() *rbacv1.RoleBinding {
+		return &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manager-infra-reader"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: harness.ManagerUser}},
+		}
+	}
+	for _, o := range []client.Object{role, binding()} {
+		if err := admin.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return gvk, admin, binding
 }

@@ -5,12 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -29,29 +26,9 @@ import (
 func TestNamespacedWatchFollowsVersions(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	v1 := schema.GroupVersionKind{Group: "example.com", Version: "v1beta1", Kind: "Moving" + kindSuffix(utilrand.String(6)) + "Machine"}
+	v1, admin, _ := namespaceGrantedKind(t, ns, "Moving", "v1beta1")
 	v2 := v1.GroupKind().WithVersion("v1beta2")
-	plural := strings.ToLower(v1.Kind) + "s"
-	admin := crdRBACAdmin(t)
-	crd := preservingCRD(v1)
-	if err := admin.Create(ctx, crd); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = admin.Delete(context.Background(), crd) })
-	role := &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "infra-reader"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{v1.Group}, Resources: []string{plural}, Verbs: []string{"get", "list", "watch"}}},
-	}
-	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manager-infra-reader"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: harness.ManagerUser}},
-	}
-	for _, o := range []client.Object{role, binding} {
-		if err := admin.Create(ctx, o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: strings.ToLower(v1.Kind) + "s." + v1.Group}}
 	createLater(t, v1, ns, "m", map[string]any{"initialization": map[string]any{"provisioned": false}})
 	m := harness.NewMachine(ns, "m")
 	m.Spec.InfrastructureRef = v1alpha1.ContractVersionedObjectReference{APIGroup: v1.Group, Kind: v1.Kind, Name: "m"}
