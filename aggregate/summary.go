@@ -209,7 +209,7 @@ func scopeError(target string, types []string) error {
 }
 
 // typeProblems says why t cannot be a condition type (conditions.ValidateType): the problems of
-// a *conditions.ValidationError joined with "; ", never empty; "" when t is valid.
+// its *conditions.ValidationError (ValidationError.Problems), never empty; "" when t is valid.
 func typeProblems(t string) string {
 	err := conditions.ValidateType(t)
 	if err == nil {
@@ -219,11 +219,7 @@ func typeProblems(t string) string {
 	if !errors.As(err, &invalid) || len(invalid.Errs) == 0 {
 		return err.Error()
 	}
-	problems := make([]string, 0, len(invalid.Errs))
-	for _, e := range invalid.Errs {
-		problems = append(problems, e.ErrorBody())
-	}
-	return strings.Join(problems, "; ")
+	return invalid.Problems()
 }
 
 // summaryItem is one condition that contributes to a summary's message.

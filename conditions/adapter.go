@@ -196,11 +196,7 @@ func checkType(t string) error {
 	}
 	var invalid *ValidationError
 	if err := ValidateType(t); errors.As(err, &invalid) {
-		msgs := make([]string, 0, len(invalid.Errs))
-		for _, e := range invalid.Errs {
-			msgs = append(msgs, e.ErrorBody())
-		}
-		return fmt.Errorf("%q is not a valid condition type: %s", t, strings.Join(msgs, "; "))
+		return fmt.Errorf("%q is not a valid condition type: %s", t, invalid.Problems())
 	}
 	return nil
 }

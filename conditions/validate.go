@@ -2,6 +2,7 @@ package conditions
 
 import (
 	"fmt"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -20,6 +21,18 @@ type ValidationError struct {
 // Error implements error.
 func (e *ValidationError) Error() string {
 	return fmt.Sprintf("invalid condition %q: %v", e.Type, e.Errs.ToAggregate())
+}
+
+// Problems returns the violated rules without their field paths (field.Error.ErrorBody),
+// joined with "; ", e.g. `Invalid value: "-x": a valid C identifier must ...`; "" when Errs is
+// empty. Callers that name the field themselves (an invalid type of a summary's scope, a
+// foreign condition an adapter skips) quote it.
+func (e *ValidationError) Problems() string {
+	problems := make([]string, 0, len(e.Errs))
+	for _, fe := range e.Errs {
+		problems = append(problems, fe.ErrorBody())
+	}
+	return strings.Join(problems, "; ")
 }
 
 // maxTypeLength is the CRD schema's limit on a condition type (metav1.Condition's

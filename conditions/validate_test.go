@@ -112,3 +112,21 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestValidationErrorProblems: every violated rule, without field paths, in order.
+func TestValidationErrorProblems(t *testing.T) {
+	err := conditions.ValidateType("-x/y z")
+	var invalid *conditions.ValidationError
+	if !errors.As(err, &invalid) || len(invalid.Errs) < 2 {
+		t.Fatalf("ValidateType(%q) = %v, want a ValidationError with several problems", "-x/y z", err)
+	}
+	// Both of apimachinery's problems, in its order, without the field path.
+	got := invalid.Problems()
+	if !strings.HasPrefix(got, `Invalid value: "-x/y z": prefix part `) ||
+		!strings.Contains(got, `; Invalid value: "-x/y z": name part `) || strings.Contains(got, "status.conditions") {
+		t.Errorf("Problems() = %q, want the prefix's then the name's problem, joined with \"; \", without field paths", got)
+	}
+	if got := (&conditions.ValidationError{}).Problems(); got != "" {
+		t.Errorf("Problems() of no errors = %q, want empty", got)
+	}
+}
