@@ -13,7 +13,10 @@ import (
 // on a reconcile that writes nothing. Their reasons are CamelCase and name the outcome, because
 // the events API merges events of the same reason and action on one object into a series
 // ("x2 over 5s") showing the first note:
-//   - a phase change: reason "Machine<Phase>" (e.g. MachineRunning), Warning for MachineFailed;
+//   - a phase change: reason "Machine<Phase>" (e.g. MachineRunning), Warning for MachineFailed,
+//     note "Phase changed to <Phase>": true of every event of its series, so the note does not
+//     name the phase before (it would be the first event's only; the
+//     machinestatus_machine_phase_transitions_total metric counts transitions by their phase before);
 //   - an operation result: reason "<Type>Succeeded" (e.g. CreateSucceeded, Normal) or
 //     "<Type>Failed" (e.g. HealthCheckFailed, Warning).
 //
@@ -82,7 +85,7 @@ func recordEvents(rec events.EventRecorder, after *corev1.ObjectReference, t tra
 		if t.to == v1alpha1.MachinePhaseFailed {
 			kind = corev1.EventTypeWarning
 		}
-		rec.Eventf(after, nil, kind, phaseEventReason(t.to), eventAction, "Phase changed from %s to %s", t.fromLabel(), t.to)
+		rec.Eventf(after, nil, kind, phaseEventReason(t.to), eventAction, "Phase changed to %s", t.to)
 	}
 	switch op := t.result; {
 	case op == nil:

@@ -79,8 +79,8 @@ func TestKubectl(t *testing.T) {
 		`^\s+Type:\s+NodeReady$`,
 		`^\s+Type:\s+InfrastructureReady$`,
 		`^Events:$`,
-		`^\s+Normal\s+MachinePending\s+.*Phase changed from none to Pending$`,
-		`^\s+Normal\s+MachineRunning\s+.*Phase changed from \w+ to Running$`,
+		`^\s+Normal\s+MachinePending\s+.*Phase changed to Pending$`,
+		`^\s+Normal\s+MachineRunning\s+.*Phase changed to Running$`,
 		`^\s+Normal\s+CreateSucceeded\s+.*Create succeeded$`,
 	}
 	harness.Wait(t, harness.MachineTimeout, "kubectl describe machine to show the events", func(context.Context) (bool, string) {
