@@ -23,6 +23,7 @@ GOLANGCI_LINT := $(BIN)/golangci-lint
 GREMLINS  := $(BIN)/gremlins
 # make mutation's "go" on gremlins' PATH (hack/tools/mutation/casecover) and its table printer.
 MUTATION_GO := $(BIN)/mutation/go
+MUTATION_TABLE := $(BIN)/mutation/mutationtable
 
 TOOLS_MOD := cd hack/tools && go
 LINT_MOD  := cd hack/tools/lint && go
@@ -119,7 +120,7 @@ clusterapi-tests:
 
 .PHONY: test-clusterapi
 test-clusterapi: runtime-tools build ## Check phase and lastOperation against Cluster API's real controllers (test/clusterapi; docs/clusterapi.md); CLUSTERAPI_WRITE_DOCS=1 records its table there.
-	cd test/clusterapi && go vet ./... && go test $(GO_TEST_FLAGS) -vet=off -timeout 20m -v ./...
+	$(MAKE) --no-print-directory clusterapi-tests GO_TEST_FLAGS="$(GO_TEST_FLAGS) -v"
 
 .PHONY: test-faults
 test-faults: runtime-tools build ## Run only the fault tests (docs/reliability.md; ~4 min); FAULTS_WRITE_DOCS=1 records their figures there.
@@ -172,14 +173,14 @@ mutation_include = $(or $(MUTATION_FILES),$(MUTATION_PURE_$(1)),$(call mutation_
 mutation_exclude = ^($(subst $(mutation_space),|,$(strip $(subst .go,,$(filter-out $(call mutation_include,$(1)),$(call mutation_sources,$(1)))))))\.go$$
 
 .PHONY: mutation
-mutation: $(GREMLINS) $(MUTATION_GO) ## Mutation-test conditions, aggregate and controllers' pure rules; print the table (minutes per package).
+mutation: $(GREMLINS) $(MUTATION_GO) $(MUTATION_TABLE) ## Mutation-test conditions, aggregate and controllers' pure rules; print the table (minutes per package).
 	@real_go="$$(command -v go)"; \
 	$(foreach pkg,$(MUTATION_PACKAGES),echo "gremlins unleash ./$(pkg) ($(call mutation_include,$(pkg)))"; \
 		PATH="$(BIN)/mutation:$$PATH" MUTATION_GO="$$real_go" GOFLAGS="$$GOFLAGS $(MUTATION_GOFLAGS)" \
 			$(GREMLINS) unleash --workers $(MUTATION_WORKERS) --timeout-coefficient $(MUTATION_TIMEOUT_COEFFICIENT) \
 			--tags nocontrolplane --exclude-files '$(call mutation_exclude,$(pkg))' \
 			--output $(BIN)/mutation/$(pkg).json ./$(pkg) || exit 1;) true
-	@$(BIN)/mutation/mutationtable $(patsubst %,$(BIN)/mutation/%.json,$(MUTATION_PACKAGES))
+	@$(MUTATION_TABLE) $(patsubst %,$(BIN)/mutation/%.json,$(MUTATION_PACKAGES))
 
 ##@ Run
 
@@ -277,4 +278,6 @@ $(GREMLINS):
 
 $(MUTATION_GO):
 	$(MUTATION_MOD) build -o $@ ./casecover
-	$(MUTATION_MOD) build -o $(BIN)/mutation/mutationtable ./mutationtable
+
+$(MUTATION_TABLE):
+	$(MUTATION_MOD) build -o $@ ./mutationtable
