@@ -345,3 +345,37 @@ func TestCitedTestsExist(t *testing.T) {
 		}
 	}
 }
+
+// documentedTarget matches a make target a help line documents: "name: prerequisites ## text".
+var documentedTarget = regexp.MustCompile(`(?m)^([a-z][a-z-]*):[^#\n]*## `)
+
+// TestMakeTargetsDocumented: every target `make help` lists is named in docs/development.md's
+// target table or in the README (`make demo`, `make test`), so the table cannot fall behind the
+// Makefile.
+func TestMakeTargetsDocumented(t *testing.T) {
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs strings.Builder
+	for _, path := range []string{filepath.Join(root, "docs", "development.md"), filepath.Join(root, "README.md")} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs.Write(b)
+	}
+	targets := documentedTarget.FindAllStringSubmatch(string(makefile), -1)
+	if len(targets) < 20 {
+		t.Fatalf("found %d documented targets in the Makefile, want the 20 or more `make help` lists", len(targets))
+	}
+	for _, m := range targets {
+		name := m[1]
+		if name == "help" {
+			continue
+		}
+		if !regexp.MustCompile("`make ([a-z-]+ )*" + regexp.QuoteMeta(name) + "[` ]").MatchString(docs.String()) {
+			t.Errorf("make %s (in make help) is not named in docs/development.md or the README", name)
+		}
+	}
+}
