@@ -100,8 +100,15 @@ lint-clusterapi: $(GOLANGCI_LINT) ## Run golangci-lint on the test/clusterapi mo
 verify: generate manifests fmt ## Fail when generated files or formatting are out of date.
 	@git diff --exit-code -- api config '*.go' || { echo "generated files are stale: run make generate manifests fmt"; exit 1; }
 
+# test/internal/clusterapicrd reads Cluster API's Machine CRD from its root module, at the version
+# of the API module go.mod requires: fetched here through the module proxy (a no-op once in the
+# module cache), not while the tests run.
+.PHONY: clusterapi-module
+clusterapi-module:
+	go mod download sigs.k8s.io/cluster-api@$$(go list -m -f '{{.Version}}' sigs.k8s.io/cluster-api/api)
+
 .PHONY: test
-test: runtime-tools build ## Run every test against a real kube-apiserver + etcd (and kwok, kubectl), the fault tests too.
+test: runtime-tools build clusterapi-module ## Run every test against a real kube-apiserver + etcd (and kwok, kubectl), the fault tests too.
 	@# Vetted once here (the faults tag included); the go test runs below skip their own vet.
 	go vet -tags faults ./...
 	go test $(GO_TEST_FLAGS) -vet=off ./...

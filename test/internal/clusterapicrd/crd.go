@@ -17,9 +17,10 @@ import (
 )
 
 // clusterAPIModule is Cluster API's root module, which holds its CRDs. The main module
-// requires only its API module (clusterAPIAPIModule); the root module is downloaded into the
-// module cache on demand, at the API module's version, as Cluster API providers do in their
-// envtest suites.
+// requires only its API module (clusterAPIAPIModule); the root module is read from the module
+// cache at the API module's version, as Cluster API providers do in their envtest suites.
+// `make test` fetches it first (make clusterapi-module); a plain `go test` fetches it through
+// the module proxy when the cache does not have it.
 const (
 	clusterAPIModule    = "sigs.k8s.io/cluster-api"
 	clusterAPIAPIModule = "sigs.k8s.io/cluster-api/api"
