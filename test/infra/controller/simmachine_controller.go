@@ -95,7 +95,7 @@ func (r *SimMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if wait := provisionAt.Sub(now); wait > 0 {
 		err := r.patchStatus(ctx, m, func(s *infrav1.SimMachineStatus) {
 			setReady(s, m.Generation, now, metav1.ConditionFalse, infrav1.SimMachineProvisioningReason,
-				"Provisioning until "+provisionAt.UTC().Format(time.RFC3339))
+				"Waiting for the instance to start") // as a cloud provider says it, with no deadline to quote
 		})
 		return ctrl.Result{RequeueAfter: wait}, err
 	}
