@@ -3,6 +3,7 @@ package controllers
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -117,5 +118,23 @@ func TestComputeStatusFields(t *testing.T) {
 				t.Errorf("computeStatus() (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestComputeStatusReportsTheFirstRefusedCondition: when conditions.Set refuses a condition
+// (here every one, for a negative metadata.generation), computeStatus returns the first one's
+// error, in the order it sets them, and derives nothing from conditions it could not write.
+func TestComputeStatusReportsTheFirstRefusedCondition(t *testing.T) {
+	m := &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Generation: -1, CreationTimestamp: metav1.NewTime(at(-60))}}
+	_, err := computeStatus(m, statusInputs{Now: at(1), Infra: provisioned()})
+	if err == nil || !strings.HasPrefix(err.Error(), "cannot set condition "+v1alpha1.MachineInfrastructureReadyCondition+": ") {
+		t.Fatalf("computeStatus() error = %v, want the first refused condition's, InfrastructureReady", err)
+	}
+	if m.Status.Phase != "" || m.Status.LastOperation != nil || m.Status.ObservedGeneration != 0 {
+		t.Errorf("computeStatus() derived phase %q, lastOperation %v, observedGeneration %d from conditions it could not write",
+			m.Status.Phase, m.Status.LastOperation, m.Status.ObservedGeneration)
+	}
+	if err := computePausedStatus(m, at(1)); err == nil || !strings.Contains(err.Error(), v1alpha1.MachinePausedCondition) {
+		t.Errorf("computePausedStatus() error = %v, want Paused's refusal", err)
 	}
 }
