@@ -11,13 +11,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/machinestatus/machinestatus/internal/describe"
 	"github.com/machinestatus/machinestatus/test/harness"
 )
 
 // TestGetWatchKubectlPlugin: `kubectl machinestatus get ma --watch` (the real kubectl running
 // the plugin) lists the Machines under one header, then prints a line for each change (a new
-// Machine, its status written, its deletion) until interrupted, which exits 0; --watch on a
+// Machine, its status written, its deletion requested, its deletion) until interrupted, which exits 0; --watch on a
 // TYPE naming both Machine APIs is a usage error, as kubectl get --watch on two resources is.
 func TestGetWatchKubectlPlugin(t *testing.T) {
 	ns := newNamespace(t, "watch")
@@ -72,13 +76,21 @@ func TestGetWatchKubectlPlugin(t *testing.T) {
 	}
 
 	i := waitLine(0, "the listed Machine", "capi-provisioning", "Provisioning", "Create Processing*")
-	running := createCAPIMachine(t, runningCAPIMachine(t, ns, "capi-running"))
+	// A finalizer keeps the Machine once its deletion is requested, so that the deletion has a
+	// row of its own (Deleting: only a deletionTimestamp gives it); without one, the row of the
+	// watch's DELETED event is the Machine's last state, as kubectl's, and reads as any change.
+	m := runningCAPIMachine(t, ns, "capi-running")
+	m.Finalizers = []string{"test.machinestatus.io/keep"}
+	running := createCAPIMachine(t, m)
 	i = waitLine(i+1, "the new Machine, Running", "capi-running", "Running", "True", "Create Successful*")
-	if err := env.Client.Delete(context.Background(), running); err != nil {
+	deleteObject(t, running)
+	i = waitLine(i+1, "a line for the requested deletion", "capi-running", "Deleting", "Delete Processing*")
+	// Releasing the finalizer deletes the Machine: the watch's DELETED event, its last state.
+	patch := []byte(`{"metadata":{"finalizers":null}}`)
+	if err := env.Client.Patch(context.Background(), running, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		t.Fatal(err)
 	}
-	// Without a finalizer the Machine goes at once: the line shows its last state, as kubectl's.
-	waitLine(i+1, "a line for the deletion", "capi-running", "Running", "Create Successful*")
+	waitLine(i+1, "a line for the deletion", "capi-running", "Deleting", "Delete Processing*")
 
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -98,6 +110,18 @@ func TestGetWatchKubectlPlugin(t *testing.T) {
 	}
 	if headers != 1 || !strings.HasPrefix(out[0], "NAME ") {
 		t.Errorf("want one header, first:\n%s", strings.Join(out, "\n"))
+	}
+	// One line per change of capi-running, in order: created (no status yet), its status
+	// written, its deletion requested, its deletion. A change printed twice, or a deletion
+	// printed as nothing, breaks the sequence.
+	var phases []string
+	for _, line := range out {
+		if f := strings.Fields(line); len(f) > 2 && f[0] == "capi-running" {
+			phases = append(phases, f[2])
+		}
+	}
+	if diff := cmp.Diff([]string{"Pending", "Running", "Deleting", "Deleting"}, phases); diff != "" {
+		t.Errorf("PHASE of capi-running's lines (-want +got):\n%s\noutput:\n%s", diff, strings.Join(out, "\n"))
 	}
 	if !strings.Contains(stderr.String(), describe.NoHistoryFootnote) || strings.Count(stderr.String(), describe.NoHistoryFootnote) != 1 {
 		t.Errorf("want the no-history footnote once on stderr:\n%s", stderr.String())
