@@ -26,7 +26,7 @@ import (
 //     time, an instant of the controller's clock, or one second after the previous lastUpdated;
 //     the wall clock is never read;
 //   - Failed exactly while a failure is reported now: a terminal signal, a drainer's
-//     DrainingFailed, or during deletion a deletion failure (wantDeletionFailure); never sticky;
+//     DrainingFailed, or during deletion a deletion failure (deletionOutcomes); never sticky;
 //   - Summarize again, with a later clock, changes nothing (idempotent), and LastOperation with
 //     the same clock gives what Summarize wrote;
 //   - the whole history run again gives the same statuses (deterministic).
@@ -148,7 +148,11 @@ func checkHistoryStep(m *v1alpha1.Machine, prev, got *v1alpha1.LastOperation, in
 	// (a terminal signal fails it; a drain is not part of it).
 	var failing bool
 	if m.DeletionTimestamp != nil {
-		failing = reasonOf(m, deleting) != v1alpha1.MachineDeletingDeletionCompletedReason && wantDeletionFailure(m) != nil
+		want, ok := wantDeletion(m)
+		if !ok {
+			fail("no row of deletionOutcomes for Deleting %s/%s", statusOf(m, deleting), reasonOf(m, deleting))
+		}
+		failing = want.state == v1alpha1.MachineOperationStateFailed
 	} else {
 		creating := got.Type == v1alpha1.MachineOperationCreate && got.State == v1alpha1.MachineOperationStateProcessing
 		failing = terminalWinner(m) != nil ||

@@ -215,18 +215,14 @@ func checkLastOperation(m *v1alpha1.Machine, prev, got *v1alpha1.LastOperation, 
 	creating := prev == nil || (prev.Type == create && prev.State != successful)
 	kept := prev != nil && prev.Type == got.Type && prev.State == got.State
 	drainFailed := reasonOf(m, draining) == v1alpha1.MachineDrainingFailedReason
-	deleteFailure := wantDeletionFailure(m)
 	switch {
 	case ts:
-		want := processing
-		switch {
-		case reasonOf(m, deleting) == v1alpha1.MachineDeletingDeletionCompletedReason:
-			want = successful
-		case deleteFailure != nil:
-			want = failed
+		want, ok := wantDeletion(m)
+		if !ok {
+			fail("no row of deletionOutcomes for Deleting %s/%s", statusOf(m, deleting), reasonOf(m, deleting))
 		}
-		if got.Type != deleteOp || got.State != want {
-			fail("with a deletionTimestamp: %s/%s, want Delete/%s", got.Type, got.State, want)
+		if got.Type != deleteOp || got.State != want.state {
+			fail("with a deletionTimestamp: %s/%s, want Delete/%s", got.Type, got.State, want.state)
 		}
 	case got.Type == deleteOp && !kept:
 		fail("Delete derived without a deletionTimestamp")
@@ -348,24 +344,124 @@ func isClockTime(t metav1.Time) bool {
 	return t.Time.Equal(farFuture) && t.Location() == time.Local
 }
 
-// wantDeletionFailure is the condition that says a deletion is failing, written here again
-// from the rule: Draining with reason DrainingFailed while the Node is drained (Deleting
-// DrainingNode or missing), else InfrastructureReady with reason InfrastructureFailed while
-// the infrastructure still exists (Deleting DrainingNode, WaitingForInfrastructureDeletion or
-// missing).
-func wantDeletionFailure(m *v1alpha1.Machine) *metav1.Condition {
-	step := reasonOf(m, deleting)
-	if statusOf(m, deleting) != T {
-		step = v1alpha1.MachineDeletingDrainingNodeReason // requested, not started
+// deletionOutcome is the lastOperation of a Machine with a deletionTimestamp: Delete in state,
+// and for Failed the condition whose message the description quotes (cause).
+type deletionOutcome struct {
+	state v1alpha1.MachineOperationState
+	cause string
+}
+
+var (
+	deleteInProgress = deletionOutcome{state: processing}
+	deleteCompleted  = deletionOutcome{state: successful}
+	drainFailedIt    = deletionOutcome{state: failed, cause: draining}
+	infraFailedIt    = deletionOutcome{state: failed, cause: infraReady}
+)
+
+// deletionOutcomes states the expected lastOperation of a deleted Machine for each Deleting
+// condition the state space holds (status and reason; "" for a missing one), by hand, not from
+// the rule: want[0] with neither failure, want[1] with InfrastructureReady reason
+// InfrastructureFailed, want[2] with Draining reason DrainingFailed, want[3] with both.
+var deletionOutcomes = []struct {
+	status metav1.ConditionStatus
+	reason string
+	want   [4]deletionOutcome
+}{
+	// Requested, not started (no Deleting, or one not True): the Node is still to be drained
+	// and the infrastructure exists, so either failure fails it; the drain's is reported first.
+	{"", "", [4]deletionOutcome{deleteInProgress, infraFailedIt, drainFailedIt, drainFailedIt}},
+	{F, v1alpha1.MachineNotDeletingReason, [4]deletionOutcome{deleteInProgress, infraFailedIt, drainFailedIt, drainFailedIt}},
+	// Draining the Node: the same.
+	{T, v1alpha1.MachineDeletingDrainingNodeReason, [4]deletionOutcome{deleteInProgress, infraFailedIt, drainFailedIt, drainFailedIt}},
+	// Drained, the infrastructure being deleted: a drain failure is stale, the infrastructure's
+	// is not.
+	{T, v1alpha1.MachineDeletingWaitingForInfrastructureDeletionReason, [4]deletionOutcome{deleteInProgress, infraFailedIt, deleteInProgress, infraFailedIt}},
+	// The infrastructure is gone: neither failure is this deletion's.
+	{T, v1alpha1.MachineDeletingWaitingForNodeDeletionReason, [4]deletionOutcome{deleteInProgress, deleteInProgress, deleteInProgress, deleteInProgress}},
+	// Completed, whatever else is left over; also when a leftover DeletionCompleted is not True.
+	{T, v1alpha1.MachineDeletingDeletionCompletedReason, [4]deletionOutcome{deleteCompleted, deleteCompleted, deleteCompleted, deleteCompleted}},
+	{F, v1alpha1.MachineDeletingDeletionCompletedReason, [4]deletionOutcome{deleteCompleted, deleteCompleted, deleteCompleted, deleteCompleted}},
+}
+
+// wantDeletion looks up the expected lastOperation of m, which has a deletionTimestamp, in
+// deletionOutcomes; ok is false when the table has no row for m's Deleting condition.
+func wantDeletion(m *v1alpha1.Machine) (want deletionOutcome, ok bool) {
+	i := 0
+	if reasonOf(m, infraReady) == v1alpha1.MachineInfrastructureFailedReason {
+		i++
 	}
-	if step == v1alpha1.MachineDeletingDrainingNodeReason && reasonOf(m, draining) == v1alpha1.MachineDrainingFailedReason {
-		return find(m, draining)
+	if reasonOf(m, draining) == v1alpha1.MachineDrainingFailedReason {
+		i += 2
 	}
-	if (step == v1alpha1.MachineDeletingDrainingNodeReason || step == v1alpha1.MachineDeletingWaitingForInfrastructureDeletionReason) &&
-		reasonOf(m, infraReady) == v1alpha1.MachineInfrastructureFailedReason {
-		return find(m, infraReady)
+	for _, row := range deletionOutcomes {
+		if row.status == statusOf(m, deleting) && row.reason == reasonOf(m, deleting) {
+			return row.want[i], true
+		}
 	}
-	return nil
+	return deletionOutcome{}, false
+}
+
+// TestDeletionOutcomes runs LastOperation on a deleted Machine for every row of
+// deletionOutcomes crossed with every Draining and InfrastructureReady choice of the state
+// space, and compares its type, state and, for Failed, the cause quoted.
+func TestDeletionOutcomes(t *testing.T) {
+	drainings := []struct {
+		c     condChoice
+		fails bool
+	}{
+		{missing, false},
+		{condChoice{T, v1alpha1.MachineNodeCordonedReason, "Node m is unschedulable"}, false},
+		{condChoice{F, v1alpha1.MachineNotDrainingReason, ""}, false},
+		{condChoice{T, v1alpha1.MachineDrainingFailedReason, "Cannot evict pod web-0"}, true},
+	}
+	infras := []struct {
+		c     condChoice
+		fails bool
+	}{
+		{missing, false},
+		{condChoice{T, v1alpha1.MachineInfrastructureProvisionedReason, ""}, false},
+		{condChoice{F, v1alpha1.MachineInfrastructureNotProvisionedReason, "DockerMachine m is not provisioned"}, false},
+		{condChoice{U, v1alpha1.MachineInfrastructureDoesNotExistReason, ""}, false},
+		{condChoice{F, v1alpha1.MachineInfrastructureFailedReason, "quota exceeded"}, true},
+	}
+	for _, row := range deletionOutcomes {
+		for _, d := range drainings {
+			for _, in := range infras {
+				var cs []metav1.Condition
+				add := func(typ string, c condChoice, minutes int) {
+					if c.status != "" {
+						cs = append(cs, cond(typ, c.status, c.reason, minutes, c.message))
+					}
+				}
+				add(draining, d.c, 52)
+				add(infraReady, in.c, 53)
+				add(deleting, condChoice{row.status, row.reason, ""}, 51)
+				m := machine(cs, deleted(50))
+				want := row.want[0]
+				switch {
+				case d.fails && in.fails:
+					want = row.want[3]
+				case d.fails:
+					want = row.want[2]
+				case in.fails:
+					want = row.want[1]
+				}
+				name := fmt.Sprintf("Deleting=%s/%s Draining=%s/%s InfrastructureReady=%s/%s",
+					row.status, row.reason, d.c.status, d.c.reason, in.c.status, in.c.reason)
+				got := aggregate.LastOperation(m, spaceClock)
+				if got.Type != deleteOp || got.State != want.state {
+					t.Errorf("%s: %s %s, want Delete %s (%s)", name, got.Type, got.State, want.state, got.Description)
+					continue
+				}
+				if want.cause != "" {
+					msg := find(m, want.cause).Message
+					if !strings.Contains(got.Description, msg) {
+						t.Errorf("%s: description %q does not quote %s's message %q", name, got.Description, want.cause, msg)
+					}
+				}
+			}
+		}
+	}
 }
 
 // terminalWinner returns the terminal signal on m that the rules report, or nil: a condition
