@@ -79,10 +79,7 @@ func (r *MachineReconciler) setupAccess(mgr ctrl.Manager) error {
 		return fmt.Errorf("cannot watch access changes: %w", err)
 	}
 	r.access.newCache = func(ns string) (cache.Cache, error) {
-		c, err := cache.New(mgr.GetConfig(), cache.Options{
-			HTTPClient:        mgr.GetHTTPClient(),
-			Scheme:            mgr.GetScheme(),
-			Mapper:            mgr.GetRESTMapper(),
+		c, err := newManagerLikeCache(mgr, cache.Options{
 			DefaultNamespaces: map[string]cache.Config{ns: {}},
 			DefaultTransform:  stripDefault,
 		})

@@ -5,6 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -118,4 +119,13 @@ func stripContractObject(u *unstructured.Unstructured) *unstructured.Unstructure
 		kept.Object["status"] = status // keep a malformed status so that it is reported as such
 	}
 	return kept
+}
+
+// newManagerLikeCache returns a cache configured by o and created with mgr's client settings
+// (REST config, HTTP client, scheme and RESTMapper), as the manager's own cache is: the caches
+// the reconcilers create besides it (a namespace's, the Cluster API Machines'). The caller starts
+// it (mgr.Add). It returns cache.New's error.
+func newManagerLikeCache(mgr ctrl.Manager, o cache.Options) (cache.Cache, error) {
+	o.HTTPClient, o.Scheme, o.Mapper = mgr.GetHTTPClient(), mgr.GetScheme(), mgr.GetRESTMapper()
+	return cache.New(mgr.GetConfig(), o)
 }

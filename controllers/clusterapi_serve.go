@@ -38,9 +38,7 @@ func clusterAPICache(mgr ctrl.Manager, machineSelector labels.Selector) (cache.C
 	if machineSelector != nil && !machineSelector.Empty() {
 		entry.Label = machineSelector
 	}
-	return cache.New(mgr.GetConfig(), cache.Options{
-		Scheme:   mgr.GetScheme(),
-		Mapper:   mgr.GetRESTMapper(),
+	return newManagerLikeCache(mgr, cache.Options{
 		ByObject: map[client.Object]cache.ByObject{&clusterv1.Machine{}: entry},
 	})
 }
