@@ -138,3 +138,21 @@ func TestComputeStatusReportsTheFirstRefusedCondition(t *testing.T) {
 		t.Errorf("computePausedStatus() error = %v, want Paused's refusal", err)
 	}
 }
+
+// TestComputePausedStatus: a paused Machine gets Paused=True naming the annotation, at the
+// reconcile's instant, and nothing else is rewritten.
+func TestComputePausedStatus(t *testing.T) {
+	m := &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Generation: 2}}
+	m.Status.Phase = v1alpha1.MachinePhaseRunning
+	if err := computePausedStatus(m, at(5)); err != nil {
+		t.Fatal(err)
+	}
+	want := []metav1.Condition{{Type: v1alpha1.MachinePausedCondition, Status: metav1.ConditionTrue, ObservedGeneration: 2,
+		Reason: v1alpha1.MachinePausedReason, Message: "annotation machinestatus.io/paused is set", LastTransitionTime: metav1.NewTime(at(5))}}
+	if diff := cmp.Diff(want, m.Status.Conditions); diff != "" {
+		t.Errorf("conditions (-want +got):\n%s", diff)
+	}
+	if m.Status.Phase != v1alpha1.MachinePhaseRunning {
+		t.Errorf("phase %q, want Running kept", m.Status.Phase)
+	}
+}

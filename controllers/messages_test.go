@@ -93,6 +93,21 @@ func TestConditionMessages(t *testing.T) {
 			want:    verdict{"False", "BootstrapConfigNotReady", "KubeadmConfig c has no bootstrap data yet: waiting for the control plane"},
 		},
 		{
+			name:    "bootstrap config missing",
+			machine: func(m *v1alpha1.Machine) { m.Spec.Bootstrap = &v1alpha1.Bootstrap{} },
+			in:      statusInputs{Infra: provisioned(), Bootstrap: &refState{Kind: "KubeadmConfig", Name: "c"}},
+			typ:     "BootstrapConfigReady",
+			want:    verdict{"Unknown", "BootstrapConfigDoesNotExist", "KubeadmConfig c does not exist"},
+		},
+		{
+			name: "Node without a Ready condition yet",
+			in: statusInputs{Infra: provisioned(), Node: node(corev1.ConditionTrue, at(0), func(n *corev1.Node) {
+				n.Status.Conditions = nil
+			})},
+			typ:  "NodeReady",
+			want: verdict{"Unknown", "NodeReadyUnknown", "Node n1 has not reported Ready yet"},
+		},
+		{
 			name:    "bootstrap config failed",
 			machine: func(m *v1alpha1.Machine) { m.Spec.Bootstrap = &v1alpha1.Bootstrap{} },
 			in:      statusInputs{Infra: provisioned(), Bootstrap: &refState{Kind: "KubeadmConfig", Name: "c", Exists: true, Status: contractStatus{FailureReason: "BadConfig"}}},
