@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,6 +25,7 @@ import (
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/harness"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
+	"github.com/machinestatus/machinestatus/test/internal/metricstest"
 )
 
 // TestStartsBeforeClusterAPI: started before Cluster API's CRD was installed, the manager said
@@ -402,11 +400,11 @@ func waitForEvents(t *testing.T, ns, name string, reasons ...string) {
 func waitForMetric(t *testing.T, name string, labels map[string]string, want float64) {
 	t.Helper()
 	harness.Wait(t, time.Minute, fmt.Sprintf("%s%v ≥ %v", name, labels, want), func(ctx context.Context) (bool, string) {
-		samples, err := managerMetrics(ctx)
-		if samples == nil { // the endpoint may not answer yet
+		fams, err := metricstest.Fetch(ctx, nil, env.metricsURL, "")
+		if err != nil { // the endpoint may not answer yet
 			return false, fmt.Sprintf("scrape: %v", err)
 		}
-		got := metricValue(samples, name, labels)
+		got := fams.Sum(name, labels)
 		return got >= want, fmt.Sprintf("%v", got)
 	})
 }
@@ -415,28 +413,10 @@ func waitForMetric(t *testing.T, name string, labels map[string]string, want flo
 // the API server has served, from its own apiserver_request_total.
 func machinePatches(t *testing.T) float64 {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(env.CP.Config)
+	fams, err := metricstest.APIServer(context.Background(), env.CP.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(strings.NewReader(string(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := 0.0
-	for _, m := range families["apiserver_request_total"].GetMetric() {
-		l := map[string]string{}
-		for _, p := range m.GetLabel() {
-			l[p.GetName()] = p.GetValue()
-		}
-		if l["group"] == clusterv1.GroupVersion.Group && l["resource"] == "machines" && l["subresource"] == "" && l["verb"] == "PATCH" {
-			total += m.GetCounter().GetValue()
-		}
-	}
-	return total
+	return fams.Sum("apiserver_request_total", map[string]string{
+		"group": clusterv1.GroupVersion.Group, "resource": "machines", "subresource": "", "verb": "PATCH"})
 }

@@ -11,14 +11,11 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -28,6 +25,7 @@ import (
 	"github.com/machinestatus/machinestatus/test/internal/clusterapicrd"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 	"github.com/machinestatus/machinestatus/test/internal/host"
+	"github.com/machinestatus/machinestatus/test/internal/metricstest"
 	"github.com/machinestatus/machinestatus/test/internal/proc"
 	"github.com/machinestatus/machinestatus/test/internal/repo"
 )
@@ -179,69 +177,21 @@ func waitEstablished(ctx context.Context, name string) error {
 	})
 }
 
-// managerMetrics scrapes the manager's metrics endpoint.
-func managerMetrics(ctx context.Context) (map[string][]model.Sample, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, env.metricsURL, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	dec := expfmt.SampleDecoder{
-		Dec:  expfmt.NewDecoder(resp.Body, expfmt.NewFormat(expfmt.TypeTextPlain)),
-		Opts: &expfmt.DecodeOptions{Timestamp: model.Now()},
-	}
-	out := map[string][]model.Sample{}
-	for {
-		var v model.Vector
-		if err := dec.Decode(&v); err != nil {
-			break
-		}
-		for _, s := range v {
-			name := string(s.Metric[model.MetricNameLabel])
-			out[name] = append(out[name], *s)
-		}
-	}
-	return out, nil
-}
-
-// metricValue returns the sum of the samples of name whose labels include want.
-func metricValue(samples map[string][]model.Sample, name string, want map[string]string) float64 {
-	total := 0.0
-	for _, s := range samples[name] {
-		match := true
-		for k, v := range want {
-			if string(s.Metric[model.LabelName(k)]) != v {
-				match = false
-			}
-		}
-		if match {
-			total += float64(s.Value)
-		}
-	}
-	return total
-}
-
 // servedMetric returns machinestatus_machine_api_served{api_group="cluster.x-k8s.io"}, waiting
-// until the endpoint answers.
+// (up to a minute) until the endpoint answers with that sample: a scrape without it is an error.
 func servedMetric(ctx context.Context) (float64, error) {
 	var v float64
 	err := harness.Poll(ctx, time.Minute, func(ctx context.Context) (bool, string) {
-		samples, err := managerMetrics(ctx)
-		if samples == nil { // the endpoint may not answer yet
+		fams, err := metricstest.Fetch(ctx, nil, env.metricsURL, "")
+		if err != nil { // the endpoint may not answer yet
 			return false, fmt.Sprintf("scrape: %v", err)
 		}
-		if len(samples["machinestatus_machine_api_served"]) == 0 {
-			return false, "no machinestatus_machine_api_served yet"
-		}
-		v = metricValue(samples, "machinestatus_machine_api_served", map[string]string{"api_group": "cluster.x-k8s.io"})
-		return true, ""
+		var found bool
+		v, found = fams.Lookup("machinestatus_machine_api_served", map[string]string{"api_group": "cluster.x-k8s.io"})
+		return found, "no machinestatus_machine_api_served{api_group=\"cluster.x-k8s.io\"} yet"
 	})
 	if err != nil {
-		return v, fmt.Errorf("waiting for machinestatus_machine_api_served: %w", err)
+		return v, fmt.Errorf("waiting for machinestatus_machine_api_served{api_group=\"cluster.x-k8s.io\"}: %w", err)
 	}
 	return v, nil
 }
