@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/conditions"
 )
 
 // TestReadyScopeIsValid pins down what lets Summarize skip the summary's scope check: whatever
@@ -38,12 +40,25 @@ func TestReadyScopeIsValid(t *testing.T) {
 		}
 		var scope, negative [readyScopeArray]string
 		o := readyOptions(m, nil, scope[:0], negative[:0])
-		got, err := summaryScope(v1alpha1.MachineReadyCondition, &o)
-		if err != nil {
+		if _, err := summaryScope(v1alpha1.MachineReadyCondition, &o); err != nil {
 			t.Fatalf("gates %+v: summaryScope of Ready's options: %v", m.Spec.ReadinessGates, err)
 		}
-		if diff := cmp.Diff(o.ConditionTypes, got); diff != "" {
-			t.Fatalf("gates %+v: summaryScope changed the scope (-built +checked):\n%s", m.Spec.ReadinessGates, diff)
+		// And nothing valid is lost: the built-in types, then each valid gate other than Ready
+		// and Stalled, once, in order.
+		want := []string{v1alpha1.MachineDeletingCondition, v1alpha1.MachineHealthCheckSucceededCondition,
+			v1alpha1.MachineInfrastructureReadyCondition, v1alpha1.MachineNodeHealthyCondition, v1alpha1.MachineNodeReadyCondition}
+		if m.Spec.Bootstrap != nil {
+			want = append([]string{v1alpha1.MachineBootstrapConfigReadyCondition}, want...)
+		}
+		for _, g := range m.Spec.ReadinessGates {
+			typ := g.ConditionType
+			if typ != v1alpha1.MachineReadyCondition && typ != v1alpha1.MachineStalledCondition &&
+				!slices.Contains(want, typ) && conditions.ValidateType(typ) == nil {
+				want = append(want, typ)
+			}
+		}
+		if diff := cmp.Diff(want, o.ConditionTypes); diff != "" {
+			t.Fatalf("gates %+v: Ready's scope (-want +got):\n%s", m.Spec.ReadinessGates, diff)
 		}
 	}
 }
