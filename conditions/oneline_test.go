@@ -106,3 +106,18 @@ func TestCollapseSpace(t *testing.T) {
 		t.Errorf("CollapseSpace of single-spaced ASCII: %v allocations, want 0", allocs)
 	}
 }
+
+// TestOneLineEdges: the exact bound OneLineMaxLen gives (one more byte per line break, the
+// ", " a break may become), and line breaks at the very start of a message.
+func TestOneLineEdges(t *testing.T) {
+	for in, want := range map[string]int{"": 0, "abc": 3, "a\nb": 4, "a\rb": 4, "a\r\nb": 6, "\n\n": 4} {
+		if got := conditions.OneLineMaxLen(in); got != want {
+			t.Errorf("OneLineMaxLen(%q) = %d, want %d", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"\na": "a", "\ra": "a", "\n* A: x\n* B: y": "A: x, B: y"} {
+		if got := conditions.OneLine(in); got != want {
+			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
