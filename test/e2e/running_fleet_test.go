@@ -37,25 +37,11 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 		"timed-out":   {ready: corev1.ConditionFalse, timeoutSeconds: 1},
 	}
 	for name, n := range nodes {
-		node := &corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name},
-			Spec:       corev1.NodeSpec{ProviderID: fmt.Sprintf("fake://%s/%s", ns, name)},
-		}
-		if err := k8s.Create(ctx, node); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = k8s.Delete(context.Background(), node) })
-		node.Status.NodeInfo.KubeletVersion = "v1.36.0"
-		node.Status.Conditions = []corev1.NodeCondition{{
-			Type: corev1.NodeReady, Status: n.ready, Reason: "KubeletReady", Message: "kubelet reports " + string(n.ready),
-			LastHeartbeatTime: metav1.Now(), LastTransitionTime: hourAgo,
-		}}
-		if err := k8s.Status().Update(ctx, node); err != nil {
-			t.Fatal(err)
-		}
+		providerID := fmt.Sprintf("fake://%s/%s", ns, name)
+		env.CreateNode(t, ns+"-"+name, providerID, "v1.36.0", n.ready, hourAgo.Time)
 		newMachine(t, ns, name, func(m *v1alpha1.Machine) {
 			m.Labels = map[string]string{"fleet": ns}
-			m.Spec.ProviderID = node.Spec.ProviderID
+			m.Spec.ProviderID = providerID
 			if n.timeoutSeconds > 0 {
 				m.Spec.HealthCheck = &v1alpha1.MachineHealthCheck{UnhealthyNodeConditions: []v1alpha1.UnhealthyNodeCondition{
 					{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: n.timeoutSeconds},
