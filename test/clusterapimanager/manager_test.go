@@ -124,6 +124,23 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 		"not-ready": {notReady, healthCheck(metav1.ConditionTrue, clusterv1.MachineHealthCheckSucceededReason)},
 		"unhealthy": {notReady, healthCheck(metav1.ConditionFalse, clusterv1.MachineHealthCheckUnhealthyNodeReason)},
 	}
+	// Every (lastOperation type, state, phase) each Machine goes through, from a watch started
+	// before the Machines come into the shard: the manager's first annotation must be right.
+	history := env.WatchHistory(t, &clusterv1.MachineList{}, ns, func(o client.Object) (string, bool) {
+		m, ok := o.(*clusterv1.Machine)
+		if !ok {
+			return "", false
+		}
+		if _, annotated := m.Annotations[aggregate.LastOperationAnnotation]; !annotated {
+			return "", false // not written yet
+		}
+		op, err := aggregate.LastOperationFromAnnotations(m.Annotations)
+		if err != nil || op == nil {
+			return fmt.Sprintf("unreadable annotation (%v)", err), true
+		}
+		phase, _ := aggregate.ClusterAPIMachineStatus(m, op)
+		return fmt.Sprintf("%s %s, phase %s", op.Type, op.State, phase), true
+	})
 	var machines []*clusterv1.Machine
 	for name, edits := range statuses {
 		m := newMachine(t, ns, name, false)
@@ -153,7 +170,8 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 		"not-ready": {v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateProcessing, v1alpha1.MachinePhaseUnknown},
 		"unhealthy": {v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateFailed, v1alpha1.MachinePhaseFailed},
 	}
-	// The status does not change, so the first annotation the manager writes is its verdict.
+	// The status does not change, so the first annotation the manager writes is its verdict;
+	// the last one must be too (the history below).
 	got := map[string]result{}
 	err := harness.Poll(ctx, 2*time.Minute, func(ctx context.Context) (bool, string) {
 		for _, m := range machines {
@@ -175,6 +193,19 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantResults, got); diff != "" {
 		t.Errorf("(lastOperation type, state, phase) per Machine (-want +got):\n%s", diff)
+	}
+	// Nothing else, ever.
+	allowed := map[string][]string{}
+	for name, r := range wantResults {
+		allowed[name] = []string{fmt.Sprintf("%s %s, phase %s", r.Type, r.State, r.Phase)}
+	}
+	bad, err := history.Unexpected(allowed)
+	if err != nil {
+		t.Error(err)
+	}
+	if bad != nil {
+		values, _ := history.Values()
+		t.Errorf("annotations no Machine may go through: %v\nevery annotation written: %v", bad, values)
 	}
 }
 

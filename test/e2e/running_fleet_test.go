@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/harness"
@@ -19,7 +20,7 @@ import (
 // reconcile derives lastOperation from what the objects show (docs/phase-and-lastoperation.md,
 // "Without history"): a registered Node means creation finished, so a Node NotReady for an hour
 // is a health check (Processing while its timer runs, Failed once it ran out), never a creation
-// (Create Processing, then Create Failed).
+// (Create Processing, then Create Failed), not even in a first write corrected later.
 func TestInstalledOnARunningFleet(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
@@ -50,6 +51,19 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 		})
 	}
 
+	// Every (lastOperation type, state, phase) each Machine's status goes through, from a watch
+	// started before the manager: its first write must already be right.
+	history := env.WatchHistory(t, &v1alpha1.MachineList{}, ns, func(o client.Object) (string, bool) {
+		m, ok := o.(*v1alpha1.Machine)
+		if !ok || (m.Status.LastOperation == nil && m.Status.Phase == "") {
+			return "", false // not written yet
+		}
+		op := m.Status.LastOperation
+		if op == nil {
+			return fmt.Sprintf("no lastOperation, phase %s", m.Status.Phase), true
+		}
+		return fmt.Sprintf("%s %s, phase %s", op.Type, op.State, m.Status.Phase), true
+	})
 	startShard(t, "fleet="+ns, "running-fleet")
 
 	// (lastOperation type, state, phase) per Machine.
@@ -76,5 +90,21 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 	})
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(lastOperation type, state, phase) per Machine (-want +got):\n%s", diff)
+	}
+	// Nothing else, ever: the timed-out Machine may read HealthCheck Processing before Failed.
+	healthCheckProcessing := "HealthCheck Processing, phase Unknown"
+	allowed := map[string][]string{
+		"ready":       {"Create Successful, phase Running"},
+		"not-ready":   {healthCheckProcessing},
+		"unreachable": {healthCheckProcessing},
+		"timed-out":   {healthCheckProcessing, "HealthCheck Failed, phase Failed"},
+	}
+	bad, err := history.Unexpected(allowed)
+	if err != nil {
+		t.Error(err)
+	}
+	if bad != nil {
+		values, _ := history.Values()
+		t.Errorf("statuses no Machine may go through: %v\nevery status written: %v", bad, values)
 	}
 }

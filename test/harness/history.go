@@ -1,0 +1,126 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	toolscache "k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// History is every value a watch saw the objects of one kind in one namespace go through, by
+// object name, from when WatchHistory started it.
+type History struct {
+	mu     sync.Mutex
+	values map[string][]string
+	err    error
+}
+
+// WatchHistory lists the objects of list's kind in ns and watches them from that list's
+// resourceVersion (client-go's RetryWatcher: a watch the API server closes is resumed, no change
+// is missed) until t ends. For each object of each event it records value(obj) when ok, once per
+// change of value (a value that comes back after another is recorded again). value must be safe
+// to call from the watch's goroutine. It fails t when the list or the watch cannot start.
+func (e *Env) WatchHistory(t testing.TB, list client.ObjectList, ns string, value func(client.Object) (string, bool)) *History {
+	t.Helper()
+	wc, err := client.NewWithWatch(e.Config, client.Options{Scheme: e.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := wc.List(ctx, list, client.InNamespace(ns)); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	empty, ok := list.DeepCopyObject().(client.ObjectList)
+	if !ok {
+		cancel()
+		t.Fatalf("%T is no client.ObjectList", list)
+	}
+	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.GetResourceVersion(), &toolscache.ListWatch{
+		WatchFuncWithContext: func(ctx context.Context, lo metav1.ListOptions) (watch.Interface, error) {
+			return wc.Watch(ctx, empty.DeepCopyObject().(client.ObjectList), client.InNamespace(ns), &client.ListOptions{Raw: &lo})
+		},
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	h := &History{values: map[string][]string{}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			switch ev.Type {
+			case watch.Error:
+				h.fail(fmt.Errorf("the watch failed: %w", apierrors.FromObject(ev.Object)))
+			case watch.Added, watch.Modified, watch.Deleted:
+				if obj, ok := ev.Object.(client.Object); ok {
+					if v, ok := value(obj); ok {
+						h.record(obj.GetName(), v)
+					}
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		w.Stop()
+		<-done
+	})
+	return h
+}
+
+func (h *History) record(name, v string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if seen := h.values[name]; len(seen) == 0 || seen[len(seen)-1] != v {
+		h.values[name] = append(seen, v)
+	}
+}
+
+func (h *History) fail(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.err == nil {
+		h.err = err
+	}
+}
+
+// Values returns the values recorded so far, by object name, in the order seen, and the first
+// error the watch reported (nil when none).
+func (h *History) Values() (map[string][]string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make(map[string][]string, len(h.values))
+	for name, v := range h.values {
+		out[name] = slices.Clone(v)
+	}
+	return out, h.err
+}
+
+// Unexpected returns, by object name, the recorded values that allowed[name] does not hold
+// (every value of an object allowed does not name), or nil when there is none, and the
+// watch's error.
+func (h *History) Unexpected(allowed map[string][]string) (map[string][]string, error) {
+	values, err := h.Values()
+	var bad map[string][]string
+	for name, vs := range values {
+		for _, v := range vs {
+			if !slices.Contains(allowed[name], v) {
+				if bad == nil {
+					bad = map[string][]string{}
+				}
+				bad[name] = append(bad[name], v)
+			}
+		}
+	}
+	return bad, err
+}
