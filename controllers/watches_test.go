@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,23 +44,29 @@ func TestChooseVersion(t *testing.T) {
 		key(gk, "v1beta1", ""): gvr, key(gk, "v1beta1", "team-a"): gvr, key(other, "v1beta1", ""): gvr,
 	}
 
+	v2 := schema.GroupVersionResource{Group: gk.Group, Version: "v1beta2", Resource: "upmachines"}
 	steps := []struct {
 		name    string
+		watched []watchKey // recorded before the step
 		gk      schema.GroupKind
 		version string
 		record  bool
 		removed []string
 	}{
-		{"a CRD event about a kind never read", gk, "v1beta2", false, nil},
-		{"first read at v1beta1", gk, "v1beta1", true, nil},
-		{"read again at v1beta1 (every reconcile)", gk, "v1beta1", true, nil},
-		{"the CRD event of the upgrade", gk, "v1beta2", false, []string{"all v1beta1", "team-a v1beta1"}},
-		{"read at v1beta2 after the event", gk, "v1beta2", true, nil},
-		{"the CRD deleted", gk, "", true, nil},
+		{"a CRD event about a kind never read", nil, gk, "v1beta2", false, nil},
+		{"first read at v1beta1", nil, gk, "v1beta1", true, nil},
+		{"read again at v1beta1 (every reconcile)", nil, gk, "v1beta1", true, nil},
+		{"the CRD event of the upgrade", nil, gk, "v1beta2", false, []string{"all v1beta1", "team-a v1beta1"}},
+		{"read at v1beta2 after the event", []watchKey{key(gk, "v1beta2", ""), key(gk, "v1beta2", "team-a")}, gk, "v1beta2", true, nil},
+		{"the CRD deleted", nil, gk, "", true, []string{"all v1beta2", "team-a v1beta2"}},
 	}
 	for _, s := range steps {
+		for _, k := range s.watched {
+			r.watches.watched[k] = v2
+		}
 		removed = nil
 		r.chooseVersion(ctx, s.gk, s.version, s.record)
+		slices.Sort(removed) // the record is a map
 		if d := cmp.Diff(s.removed, removed); d != "" {
 			t.Errorf("%s: informers removed (-want +got):\n%s", s.name, d)
 		}
