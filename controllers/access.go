@@ -104,6 +104,9 @@ type readScope struct {
 	namespace string
 	// clusterScoped is true for a cluster-scoped kind, which only a ClusterRoleBinding can grant.
 	clusterScoped bool
+	// deniedEverywhere are the verbs denied in all namespaces (e.g. "list and watch") when
+	// namespace is not "".
+	deniedEverywhere string
 }
 
 // readerFor returns where to read objects of mapping's kind for a Machine in namespace ns, after
@@ -129,7 +132,7 @@ func (r *MachineReconciler) readerFor(ctx context.Context, mapping *meta.RESTMap
 	if everywhereScope.clusterScoped || ns == "" {
 		return nil, everywhereScope, everywhere, nil
 	}
-	here := readScope{namespace: ns}
+	here := readScope{namespace: ns, deniedEverywhere: everywhere}
 	verbs, err := r.denied(ctx, mapping.Resource, ns, now)
 	if err != nil || verbs != "" {
 		return nil, here, verbs, err
@@ -253,7 +256,8 @@ func (r *MachineReconciler) reconcileReferencing(ctx context.Context, gk schema.
 }
 
 // forbidden returns st for a reference whose resource gr RBAC does not let the manager read in
-// scope (verbs are the ones denied, e.g. "list and watch"): the Forbidden problem, with a message
+// scope (verbs are the ones denied, e.g. "list and watch"; in a namespace, scope also carries
+// those denied in all namespaces, quoted when they differ): the Forbidden problem, with a message
 // naming where it was denied, what to grant with which RBAC objects, and when the controller
 // checks again (every interval). The grant follows the scope: a cluster-scoped kind needs a
 // ClusterRole and a ClusterRoleBinding (a RoleBinding cannot grant it); a namespaced kind
@@ -272,6 +276,9 @@ func forbidden(st refState, gr schema.GroupResource, scope readScope, verbs stri
 		grant = "with " + clusterWide
 	default:
 		where = fmt.Sprintf("in namespace %s nor in all namespaces", scope.namespace)
+		if e := scope.deniedEverywhere; e != "" && e != verbs {
+			where = fmt.Sprintf("in namespace %s, and to %s it in all namespaces", scope.namespace, e)
+		}
 		grant = fmt.Sprintf("in %s (a Role and a RoleBinding there, or a ClusterRole bound by a RoleBinding there) or in all namespaces (%s)",
 			scope.namespace, clusterWide)
 	}
