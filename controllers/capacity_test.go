@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -132,6 +133,11 @@ func TestReportOmitted(t *testing.T) {
 			r.reportOmitted(context.Background(), m, tt.omitted)
 			if got := testutil.ToFloat64(conditionsOmittedMetric) - before; got != float64(len(tt.omitted)) {
 				t.Errorf("machinestatus_conditions_omitted_total grew by %v, want %d", got, len(tt.omitted))
+			}
+			// Only an omission starts a run of omissions (whose first one is logged at ERROR).
+			key := types.NamespacedName{Namespace: "ns", Name: "m"}
+			if started := r.refusals.setOmitted(key, true); started != (len(tt.omitted) == 0) {
+				t.Errorf("after this report, a new omission starts a run: %v, want %v", started, len(tt.omitted) == 0)
 			}
 			close(rec.Events)
 			var got []string
