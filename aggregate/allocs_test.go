@@ -75,21 +75,21 @@ func TestSummarizeSteadyNotRunningKeepsLastOperation(t *testing.T) {
 	}{
 		{"Provisioning, waiting for the infrastructure", machine(conds(
 			cond(v1alpha1.MachineInfrastructureReadyCondition, F, v1alpha1.MachineInfrastructureNotProvisionedReason, 1, "waiting for an instance"),
-		)), 3},
+		)), 2},
 		{"Running before, its Node NotReady", func() *v1alpha1.Machine {
 			m := steadyRunning(t)
 			if _, err := conditions.Set(m, cond(v1alpha1.MachineNodeReadyCondition, F, v1alpha1.MachineNodeNotReadyReason, 20, "kubelet stopped posting node status"), clock); err != nil {
 				t.Fatal(err)
 			}
 			return m
-		}(), 5},
+		}(), 3},
 		{"Updating", func() *v1alpha1.Machine {
 			m := steadyRunning(t)
 			if _, err := conditions.Set(m, cond(v1alpha1.MachineUpdatingCondition, T, v1alpha1.MachineUpdatingKubeletVersionReason, 20, "kubelet 1.31 to 1.32"), clock); err != nil {
 				t.Fatal(err)
 			}
 			return m
-		}(), 3},
+		}(), 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			aggregate.Summarize(tc.m, clock)
