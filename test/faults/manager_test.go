@@ -15,6 +15,7 @@ import (
 	"github.com/machinestatus/machinestatus/test/harness"
 	"github.com/machinestatus/machinestatus/test/internal/host"
 	"github.com/machinestatus/machinestatus/test/internal/managerlog"
+	"github.com/machinestatus/machinestatus/test/internal/metricstest"
 	"github.com/machinestatus/machinestatus/test/internal/proc"
 )
 
@@ -90,11 +91,11 @@ func (m *manager) alive() bool {
 // metric sums the samples of family name whose labels include want, from the manager's
 // metrics endpoint.
 func (m *manager) metric(ctx context.Context, name string, want map[string]string) (float64, error) {
-	set, err := scrape(ctx, m.metricsURL)
+	fams, err := metricstest.Fetch(ctx, nil, m.metricsURL, "")
 	if err != nil {
 		return 0, err
 	}
-	return set.sum(name, want), nil
+	return fams.Sum(name, want), nil
 }
 
 // reconciles returns how many reconciles of the machine controller the manager has finished.

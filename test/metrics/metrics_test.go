@@ -22,6 +22,7 @@ import (
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 	"github.com/machinestatus/machinestatus/test/internal/host"
+	"github.com/machinestatus/machinestatus/test/internal/metricstest"
 )
 
 const (
@@ -117,7 +118,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		v := fams.sum("leader_election_master_status", map[string]string{"name": leaseName})
+		v := fams.Sum("leader_election_master_status", map[string]string{"name": leaseName})
 		return v == 1, fmt.Sprintf("leader_election_master_status{name=%q} = %v", leaseName, v)
 	})
 	checkAccess(t, ctx, f, metricsURL)
@@ -126,7 +127,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range v1alpha1.MachinePhases {
-		if got := fams.sum(machinesMetric, map[string]string{"phase": string(p)}); got != 0 || !hasSample(fams, machinesMetric, "phase", string(p)) {
+		if got := fams.Sum(machinesMetric, map[string]string{"phase": string(p)}); got != 0 || !hasSample(fams, machinesMetric, "phase", string(p)) {
 			t.Errorf("before any Machine: %s{phase=%q} = %v (present %v), want a 0 sample", machinesMetric, p, got, hasSample(fams, machinesMetric, "phase", string(p)))
 		}
 	}
@@ -176,21 +177,21 @@ func TestMetricsEndpoint(t *testing.T) {
 	// Transitions: one first status per Machine ever created; per phase, what entered minus
 	// what left is what is there now, plus the deleted Machine in its last phase.
 	created := float64(len(machines.names))
-	if got := fams.sum(transitionsMetric, map[string]string{"from": "none"}); got != created {
+	if got := fams.Sum(transitionsMetric, map[string]string{"from": "none"}); got != created {
 		t.Errorf("%s{from=\"none\"} sums to %v, want %v (one first status per Machine)", transitionsMetric, got, created)
 	}
-	if got := fams.sum(transitionsMetric, map[string]string{"from": "none", "to": "Pending"}); got < 2 {
+	if got := fams.Sum(transitionsMetric, map[string]string{"from": "none", "to": "Pending"}); got < 2 {
 		t.Errorf("%s{from=\"none\",to=\"Pending\"} = %v, want at least 2 (pending, late)", transitionsMetric, got)
 	}
-	if got := fams.sum(transitionsMetric, map[string]string{"from": "Pending"}); got < 1 {
+	if got := fams.Sum(transitionsMetric, map[string]string{"from": "Pending"}); got < 1 {
 		t.Errorf("%s{from=\"Pending\"} sums to %v, want at least 1 (late)", transitionsMetric, got)
 	}
-	if got := fams.sum(transitionsMetric, map[string]string{"to": "Running"}); got < 3 {
+	if got := fams.Sum(transitionsMetric, map[string]string{"to": "Running"}); got < 3 {
 		t.Errorf("%s{to=\"Running\"} sums to %v, want at least 3 (late, running, doomed)", transitionsMetric, got)
 	}
 	for _, p := range v1alpha1.MachinePhases {
-		in := fams.sum(transitionsMetric, map[string]string{"to": string(p)})
-		out := fams.sum(transitionsMetric, map[string]string{"from": string(p)})
+		in := fams.Sum(transitionsMetric, map[string]string{"to": string(p)})
+		out := fams.Sum(transitionsMetric, map[string]string{"from": string(p)})
 		want := float64(countPhase(live, p))
 		if p == doomed.Status.Phase {
 			want++
@@ -213,7 +214,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	for _, typ := range v1alpha1.MachineOperationTypes {
 		for _, state := range []v1alpha1.MachineOperationState{v1alpha1.MachineOperationStateSuccessful, v1alpha1.MachineOperationStateFailed} {
-			got := fams.sum(resultsMetric, map[string]string{"type": string(typ), "state": string(state)})
+			got := fams.Sum(resultsMetric, map[string]string{"type": string(typ), "state": string(state)})
 			if want := results[[2]string{string(typ), string(state)}]; got != want {
 				t.Errorf("%s{type=%q,state=%q} = %v, want %v", resultsMetric, typ, state, got, want)
 			}
@@ -221,13 +222,13 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 
 	// controller-runtime's metrics of the machine controller.
-	if got := fams.sum("controller_runtime_reconcile_total", map[string]string{"controller": "machine", "result": "success"}); got < created {
+	if got := fams.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "machine", "result": "success"}); got < created {
 		t.Errorf("controller_runtime_reconcile_total{controller=\"machine\",result=\"success\"} = %v, want at least %v", got, created)
 	}
 	if h := histogram(fams, "controller_runtime_reconcile_time_seconds", "machine"); h == nil || h.GetSampleCount() == 0 {
 		t.Errorf("controller_runtime_reconcile_time_seconds{controller=\"machine\"} has no observation: %v", h)
 	}
-	if got := fams.sum("workqueue_adds_total", map[string]string{"name": "machine"}); got < created {
+	if got := fams.Sum("workqueue_adds_total", map[string]string{"name": "machine"}); got < created {
 		t.Errorf("workqueue_adds_total{name=\"machine\"} = %v, want at least %v", got, created)
 	}
 
@@ -252,7 +253,7 @@ func TestMetricsEndpoint(t *testing.T) {
 }
 
 // checkFamilies checks our three families: HELP text, type, label names and label values.
-func checkFamilies(t *testing.T, fams families) {
+func checkFamilies(t *testing.T, fams metricstest.Families) {
 	t.Helper()
 	phases := []string{}
 	for _, p := range v1alpha1.MachinePhases {
@@ -293,7 +294,7 @@ func checkFamilies(t *testing.T, fams families) {
 				t.Errorf("%s sample has labels %v, want %v", want.name, got, names)
 				continue
 			}
-			for k, v := range labels(m) {
+			for k, v := range metricstest.Labels(m) {
 				if !slices.Contains(want.labels[k], v) {
 					t.Errorf("%s sample has %s=%q, not one of %v", want.name, k, v, want.labels[k])
 				}
@@ -303,7 +304,7 @@ func checkFamilies(t *testing.T, fams families) {
 }
 
 // ours formats the samples of our families, one per line, for the log.
-func ours(fams families) string {
+func ours(fams metricstest.Families) string {
 	var b strings.Builder
 	for _, name := range []string{machinesMetric, transitionsMetric, resultsMetric} {
 		for _, m := range fams[name].GetMetric() {
@@ -311,16 +312,16 @@ func ours(fams families) string {
 			for _, l := range m.GetLabel() {
 				ls = append(ls, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
 			}
-			fmt.Fprintf(&b, "  %s{%s} %v\n", name, strings.Join(ls, ","), value(m))
+			fmt.Fprintf(&b, "  %s{%s} %v\n", name, strings.Join(ls, ","), metricstest.Value(m))
 		}
 	}
 	return b.String()
 }
 
 // histogram returns the histogram of family name for controller, or nil.
-func histogram(fams families, name, controller string) *dto.Histogram {
+func histogram(fams metricstest.Families, name, controller string) *dto.Histogram {
 	for _, m := range fams[name].GetMetric() {
-		if labels(m)["controller"] == controller {
+		if metricstest.Labels(m)["controller"] == controller {
 			return m.GetHistogram()
 		}
 	}
@@ -328,13 +329,9 @@ func histogram(fams families, name, controller string) *dto.Histogram {
 }
 
 // hasSample reports whether family name has a sample with label k=v.
-func hasSample(fams families, name, k, v string) bool {
-	for _, m := range fams[name].GetMetric() {
-		if labels(m)[k] == v {
-			return true
-		}
-	}
-	return false
+func hasSample(fams metricstest.Families, name, k, v string) bool {
+	_, found := fams.Lookup(name, map[string]string{k: v})
+	return found
 }
 
 // waitConsistent waits until the Machines on the API server are exactly want (name → phase)
@@ -354,7 +351,7 @@ func waitConsistent(t *testing.T, ctx context.Context, ms *machineSet, url *endp
 			return false, err.Error()
 		}
 		for _, p := range v1alpha1.MachinePhases {
-			if g, n := fams.sum(machinesMetric, map[string]string{"phase": string(p)}), countPhase(live, p); g != float64(n) {
+			if g, n := fams.Sum(machinesMetric, map[string]string{"phase": string(p)}), countPhase(live, p); g != float64(n) {
 				return false, fmt.Sprintf("%s{phase=%q} = %v, %d such Machines", machinesMetric, p, g, n)
 			}
 		}

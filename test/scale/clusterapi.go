@@ -24,6 +24,7 @@ import (
 	"github.com/machinestatus/machinestatus/test/internal/clusterapicrd"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 	"github.com/machinestatus/machinestatus/test/internal/host"
+	"github.com/machinestatus/machinestatus/test/internal/metricstest"
 	"github.com/machinestatus/machinestatus/test/internal/repo"
 )
 
@@ -296,19 +297,11 @@ func machinePatches(ctx context.Context, cfg *rest.Config) (float64, error) {
 // reconciles reads controller_runtime_reconcile_total{controller="clusterapi-machine"}, all
 // results, from the manager's metrics endpoint.
 func reconciles(ctx context.Context, url string) (float64, error) {
-	families, err := scrape(ctx, url)
+	fams, err := metricstest.Fetch(ctx, nil, url, "")
 	if err != nil {
 		return 0, err
 	}
-	total := 0.0
-	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
-		for _, l := range m.GetLabel() {
-			if l.GetName() == "controller" && l.GetValue() == "clusterapi-machine" {
-				total += m.GetCounter().GetValue()
-			}
-		}
-	}
-	return total, nil
+	return fams.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterapi-machine"}), nil
 }
 
 // Goals checks the run against the idle-write target.

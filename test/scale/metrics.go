@@ -3,17 +3,13 @@ package scale
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/machinestatus/machinestatus/test/internal/metricstest"
 )
 
 // statusWrites reads the API server's own request counter (apiserver_request_total) and returns
@@ -34,26 +30,14 @@ func statusWrites(ctx context.Context, cfg *rest.Config) (float64, error) {
 // apiserverRequests returns the sum of the API server's apiserver_request_total samples whose
 // labels match.
 func apiserverRequests(ctx context.Context, cfg *rest.Config, match func(labels map[string]string) bool) (float64, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
+	fams, err := metricstest.APIServer(ctx, cfg)
 	if err != nil {
 		return 0, err
 	}
-	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("cannot read the API server's metrics: %w", err)
-	}
-	families, err := parser().TextToMetricFamilies(strings.NewReader(string(raw)))
-	if err != nil {
-		return 0, fmt.Errorf("cannot parse the API server's metrics: %w", err)
-	}
 	total := 0.0
-	for _, m := range families["apiserver_request_total"].GetMetric() {
-		l := map[string]string{}
-		for _, p := range m.GetLabel() {
-			l[p.GetName()] = p.GetValue()
-		}
-		if match(l) {
-			total += m.GetCounter().GetValue()
+	for _, m := range fams["apiserver_request_total"].GetMetric() {
+		if match(metricstest.Labels(m)) {
+			total += metricstest.Value(m)
 		}
 	}
 	return total, nil
@@ -61,37 +45,15 @@ func apiserverRequests(ctx context.Context, cfg *rest.Config, match func(labels 
 
 // goHeap reads go_memstats_heap_inuse_bytes from a controller-runtime metrics endpoint.
 func goHeap(ctx context.Context, url string) (float64, error) {
-	families, err := scrape(ctx, url)
+	fams, err := metricstest.Fetch(ctx, nil, url, "")
 	if err != nil {
 		return 0, err
 	}
-	ms := families["go_memstats_heap_inuse_bytes"].GetMetric()
-	if len(ms) == 0 {
+	v, found := fams.Lookup("go_memstats_heap_inuse_bytes", nil)
+	if !found {
 		return 0, fmt.Errorf("the manager's metrics have no go_memstats_heap_inuse_bytes")
 	}
-	return ms[0].GetGauge().GetValue(), nil
-}
-
-// scrape reads and parses the manager's metrics endpoint.
-func scrape(ctx context.Context, url string) (map[string]*dto.MetricFamily, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the manager's metrics: %w", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	families, err := parser().TextToMetricFamilies(strings.NewReader(string(body)))
-	if err != nil {
-		return nil, fmt.Errorf("cannot parse the manager's metrics: %w", err)
-	}
-	return families, nil
+	return v, nil
 }
 
 // rss returns the resident set size of process pid in bytes (Linux /proc).
@@ -107,9 +69,4 @@ func rss(pid int) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
-}
-
-func parser() *expfmt.TextParser {
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	return &p
 }
