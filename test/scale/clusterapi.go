@@ -66,7 +66,7 @@ func RunClusterAPI(ctx context.Context, o Options) (*ClusterAPIResult, error) {
 		return nil, err
 	}
 	env, err := harness.Start(harness.Options{
-		Dir: filepath.Join(root, o.StateDir), CRDs: []*apiextensionsv1.CustomResourceDefinition{crd},
+		Dir: fleet.InRoot(root, o.StateDir), CRDs: []*apiextensionsv1.CustomResourceDefinition{crd},
 		AddToScheme: []func(*runtime.Scheme) error{clusterv1.AddToScheme}, QPS: 500, Burst: 1000,
 	})
 	if err != nil {

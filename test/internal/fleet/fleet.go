@@ -105,7 +105,7 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 	if err != nil {
 		return e, err
 	}
-	e.StateDir = inRoot(root, o.StateDir)
+	e.StateDir = InRoot(root, o.StateDir)
 	managerBin, err := repo.Binary(root, "MANAGER_BIN", o.Manager)
 	if err != nil {
 		return e, err
@@ -250,8 +250,8 @@ func (e *Fleet) LogHint() string {
 	return b.String()
 }
 
-// inRoot resolves a path given relative to the repository root.
-func inRoot(root, path string) string {
+// InRoot resolves path, relative to the repository root unless absolute.
+func InRoot(root, path string) string {
 	if filepath.IsAbs(path) {
 		return path
 	}
