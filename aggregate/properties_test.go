@@ -405,19 +405,18 @@ func wantDeletion(m *v1alpha1.Machine) (want deletionOutcome, ok bool) {
 // deletionOutcomes crossed with every Draining and InfrastructureReady choice of the state
 // space, and compares its type, state and, for Failed, the cause quoted.
 func TestDeletionOutcomes(t *testing.T) {
-	drainings := []struct {
+	// A choice, and whether it fails a deletion that has not passed its step.
+	type choice struct {
 		c     condChoice
 		fails bool
-	}{
+	}
+	drainings := []choice{
 		{missing, false},
 		{condChoice{T, v1alpha1.MachineNodeCordonedReason, "Node m is unschedulable"}, false},
 		{condChoice{F, v1alpha1.MachineNotDrainingReason, ""}, false},
 		{condChoice{T, v1alpha1.MachineDrainingFailedReason, "Cannot evict pod web-0"}, true},
 	}
-	infras := []struct {
-		c     condChoice
-		fails bool
-	}{
+	infras := []choice{
 		{missing, false},
 		{condChoice{T, v1alpha1.MachineInfrastructureProvisionedReason, ""}, false},
 		{condChoice{F, v1alpha1.MachineInfrastructureNotProvisionedReason, "DockerMachine m is not provisioned"}, false},

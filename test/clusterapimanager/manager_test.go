@@ -199,14 +199,7 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 	for name, r := range wantResults {
 		allowed[name] = []string{fmt.Sprintf("%s %s, phase %s", r.Type, r.State, r.Phase)}
 	}
-	bad, err := history.Unexpected(allowed)
-	if err != nil {
-		t.Error(err)
-	}
-	if bad != nil {
-		values, _ := history.Values()
-		t.Errorf("annotations no Machine may go through: %v\nevery annotation written: %v", bad, values)
-	}
+	history.Check(t, "lastOperation annotations", allowed)
 }
 
 // TestIdleStatusRewritesCauseNoWrite: Cluster API rewrites a Machine's status often; rewrites

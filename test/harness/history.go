@@ -106,21 +106,23 @@ func (h *History) Values() (map[string][]string, error) {
 	return out, h.err
 }
 
-// Unexpected returns, by object name, the recorded values that allowed[name] does not hold
-// (every value of an object allowed does not name), or nil when there is none, and the
-// watch's error.
-func (h *History) Unexpected(allowed map[string][]string) (map[string][]string, error) {
+// Check fails t for every recorded value that allowed[name] does not hold (every value of an
+// object allowed does not name), and for an error of the watch; what says names the values.
+func (h *History) Check(t testing.TB, what string, allowed map[string][]string) {
+	t.Helper()
 	values, err := h.Values()
-	var bad map[string][]string
+	if err != nil {
+		t.Error(err)
+	}
+	bad := map[string][]string{}
 	for name, vs := range values {
 		for _, v := range vs {
 			if !slices.Contains(allowed[name], v) {
-				if bad == nil {
-					bad = map[string][]string{}
-				}
 				bad[name] = append(bad[name], v)
 			}
 		}
 	}
-	return bad, err
+	if len(bad) > 0 {
+		t.Errorf("%s no object may go through: %v\nevery one seen: %v", what, bad, values)
+	}
 }
