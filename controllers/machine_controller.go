@@ -219,14 +219,8 @@ func (r *MachineReconciler) readRefOnce(ctx context.Context, ns string, ref v1al
 		}
 		return st, fmt.Errorf("cannot resolve kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
 	}
-	// A CRD serves a new version moments before discovery lists it: a watch started in between
-	// fails (controller-runtime logs an error and retries it), so none starts until the
-	// RESTMapper, which asks discovery again for a version it does not know, has it.
-	if gvk := mapping.GroupVersionKind; r.RESTMapper != nil {
-		if _, err := r.RESTMapper.RESTMapping(gvk.GroupKind(), gvk.Version); meta.IsNoMatchError(err) {
-			return r.notInDiscovery(st, gvk, now), nil
-		}
-		r.discoveryLag.found(gvk)
+	if wait, ok := r.inDiscovery(mapping.GroupVersionKind, now); !ok {
+		return notInDiscovery(st, ref.APIGroup, mapping.GroupVersionKind.Version, wait, r.kindRetryInterval()), nil
 	}
 	reader, scope, verbs, err := r.readerFor(ctx, mapping, ns, now)
 	if err != nil {
@@ -246,7 +240,8 @@ func (r *MachineReconciler) readRefOnce(ctx context.Context, ns string, ref v1al
 	case apierrors.IsForbidden(err):
 		return forbidden(st, mapping.Resource.GroupResource(), scope, "read", r.kindRetryInterval()), nil
 	case meta.IsNoMatchError(err):
-		return r.notInDiscovery(st, mapping.GroupVersionKind, now), nil
+		wait := r.discoveryLag.retryAfter(mapping.GroupVersionKind, now, r.kindRetryInterval())
+		return notInDiscovery(st, ref.APIGroup, mapping.GroupVersionKind.Version, wait, r.kindRetryInterval()), nil
 	case (apierrors.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded)) && ctx.Err() == nil:
 		// The informer cache reports a sync that outlasted rctx as a Timeout status error.
 		st.Unreadable = fmt.Sprintf("cannot read %s: timed out waiting for the %s cache (missing RBAC?)", st, ref.Kind)
@@ -257,13 +252,26 @@ func (r *MachineReconciler) readRefOnce(ctx context.Context, ns string, ref v1al
 	return contractState(st, obj, readyField), nil
 }
 
-// notInDiscovery returns st for a reference whose kind's CRD serves gvk's version, which
-// discovery does not list yet: KindNotServed, read again after a wait that starts at
-// DiscoveryRetryInterval and doubles up to the kind retry interval while the version stays
-// missing (discoveryLag), or at once when the CRD changes.
-func (r *MachineReconciler) notInDiscovery(st refState, gvk schema.GroupVersionKind, now time.Time) refState {
+// inDiscovery reports whether the RESTMapper maps gvk, the version a CRD serves: a CRD serves a
+// new version moments before discovery lists it, and a watch started in between fails
+// (controller-runtime logs an error and retries it), so none starts until the RESTMapper, which
+// asks discovery again for a version it does not know, has it. While gvk is missing it returns
+// false and the wait before the Machine is read again: DiscoveryRetryInterval, doubling up to
+// the kind retry interval (discoveryLag). The RESTMapper is asked once per step of that wait
+// (and at once after a change of the CRD), however many Machines reference the kind.
+func (r *MachineReconciler) inDiscovery(gvk schema.GroupVersionKind, now time.Time) (time.Duration, bool) {
+	if r.RESTMapper == nil {
+		return 0, true
+	}
 	interval := r.kindRetryInterval()
-	return notInDiscovery(st, gvk.Group, gvk.Version, r.discoveryLag.retryAfter(gvk, now, interval), interval)
+	if wait, ok := r.discoveryLag.pending(gvk, now, interval); ok {
+		return wait, false
+	}
+	if _, err := r.RESTMapper.RESTMapping(gvk.GroupKind(), gvk.Version); meta.IsNoMatchError(err) {
+		return r.discoveryLag.retryAfter(gvk, now, interval), false
+	}
+	r.discoveryLag.found(gvk)
+	return 0, true
 }
 
 // findNode returns the Machine's Node (machineNode: the Node with the Machine's providerID,

@@ -51,8 +51,9 @@ func kindNotServed(st refState, group, why string, interval time.Duration) refSt
 // at once when the CRD changes. The message names the backoff's bounds, not its current step, so
 // that it does not change (and the status is not written again) at each step.
 func notInDiscovery(st refState, group, version string, retry, interval time.Duration) refState {
-	st = unservedState(st, group, "version "+version+" is not in discovery yet",
-		fmt.Sprintf("checking again after %s, doubling up to every %s", min(DiscoveryRetryInterval, interval), interval))
+	st.Problem = refKindNotServed
+	st.Unreadable = fmt.Sprintf("cannot read %s: version %s of %s (group %s) is not in discovery yet; checking again after %s, doubling up to every %s",
+		st, version, st.Kind, group, min(DiscoveryRetryInterval, interval), interval)
 	st.RetryAfter = retry
 	return st
 }
@@ -63,35 +64,82 @@ func unservedState(st refState, group, why, retry string) refState {
 	return st
 }
 
-// discoveryLag remembers since when each version that a CRD serves has been missing from
-// discovery. The zero value is ready to use; it is safe for concurrent use.
+// discoveryLag remembers, for each version that a CRD serves and discovery does not list, since
+// when it has been missing and until when the current step of its wait lasts. The zero value is
+// ready to use; it is safe for concurrent use.
 type discoveryLag struct {
-	mu    sync.Mutex
-	since map[schema.GroupVersionKind]time.Time
+	mu      sync.Mutex
+	missing map[schema.GroupVersionKind]lagStep
 }
+
+// lagStep is a version missing from discovery since since; discovery is not asked about it again
+// before next.
+type lagStep struct{ since, next time.Time }
 
 // retryAfter notes that gvk is missing from discovery at now and returns how long to wait before
 // looking again: the time since it was first found missing, at least DiscoveryRetryInterval and
 // at most interval, so that the waits double (2 s, 2 s, 4 s, 8 s, …) up to interval. A clock that
-// went back gives the shortest wait.
+// went back gives the shortest wait. Until the wait has passed, pending answers for gvk.
 func (d *discoveryLag) retryAfter(gvk schema.GroupVersionKind, now time.Time, interval time.Duration) time.Duration {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.since == nil {
-		d.since = map[schema.GroupVersionKind]time.Time{}
+	if d.missing == nil {
+		d.missing = map[schema.GroupVersionKind]lagStep{}
 	}
-	since, ok := d.since[gvk]
+	step, ok := d.missing[gvk]
 	if !ok {
-		d.since[gvk], since = now, now
+		step.since = now
 	}
-	return min(max(now.Sub(since), DiscoveryRetryInterval), interval)
+	wait := min(max(now.Sub(step.since), DiscoveryRetryInterval), interval)
+	step.next = now.Add(wait)
+	d.missing[gvk] = step
+	return wait
+}
+
+// pending returns how long remains at now of the current wait of gvk, missing from discovery
+// (retryAfter), and true; or false when gvk is not known missing or its wait has passed (or the
+// clock went back before it started): discovery is then asked again.
+func (d *discoveryLag) pending(gvk schema.GroupVersionKind, now time.Time, interval time.Duration) (time.Duration, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	step, ok := d.missing[gvk]
+	if !ok || !now.Before(step.next) || now.Before(step.since) {
+		return 0, false
+	}
+	return min(step.next.Sub(now), interval), true
 }
 
 // found forgets that gvk was missing from discovery.
 func (d *discoveryLag) found(gvk schema.GroupVersionKind) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	delete(d.since, gvk)
+	delete(d.missing, gvk)
+}
+
+// forgetKind forgets every version of gk missing from discovery, so that a version served again
+// later starts its wait over at DiscoveryRetryInterval (its CRD was deleted, or the version read
+// changed).
+func (d *discoveryLag) forgetKind(gk schema.GroupKind) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for gvk := range d.missing {
+		if gvk.GroupKind() == gk {
+			delete(d.missing, gvk)
+		}
+	}
+}
+
+// askNow makes the next read of each version of gk missing from discovery ask discovery again,
+// keeping its backoff (its CRD changed).
+func (d *discoveryLag) askNow(gk schema.GroupKind) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for gvk, step := range d.missing {
+		if gvk.GroupKind() == gk {
+			step.next = step.since
+			d.missing[gvk] = step
+		}
+	}
 }
 
 // kindRetryDeadline returns the earliest of next (zero: none) and, for the infrastructure and the

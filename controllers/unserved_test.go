@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -143,12 +144,100 @@ func TestNotInDiscoveryState(t *testing.T) {
 	st := refState{Kind: "UpMachine", Name: "up-2"}
 	want := refState{
 		Kind: "UpMachine", Name: "up-2", Problem: refKindNotServed, RetryAfter: 8 * time.Second,
-		Unreadable: "cannot read UpMachine up-2: the API server serves no kind UpMachine in group infrastructure.cluster.x-k8s.io (version v1beta2 is not in discovery yet); checking again after 2s, doubling up to every 1m0s",
+		Unreadable: "cannot read UpMachine up-2: version v1beta2 of UpMachine (group infrastructure.cluster.x-k8s.io) is not in discovery yet; checking again after 2s, doubling up to every 1m0s",
 	}
 	if diff := cmp.Diff(want, notInDiscovery(st, "infrastructure.cluster.x-k8s.io", "v1beta2", 8*time.Second, time.Minute), cmp.AllowUnexported(refState{})); diff != "" {
 		t.Errorf("notInDiscovery (-want +got):\n%s", diff)
 	}
 	if got := notInDiscovery(st, "g", "v1", 4*time.Second, time.Minute).Unreadable; got != notInDiscovery(st, "g", "v1", 32*time.Second, time.Minute).Unreadable {
 		t.Errorf("the message changes with the backoff step: %q", got)
+	}
+}
+
+// TestDiscoveryLagRestartsWhenTheVersionChanges: a version still missing from discovery when its
+// CRD is deleted (or the version read changes) is waited for from DiscoveryRetryInterval again
+// once served again, not from where the old wait had grown to.
+func TestDiscoveryLagRestartsWhenTheVersionChanges(t *testing.T) {
+	gk := schema.GroupKind{Group: "infrastructure.cluster.x-k8s.io", Kind: "UpMachine"}
+	v2, v3 := gk.WithVersion("v1beta2"), gk.WithVersion("v1beta3")
+	steps := []struct {
+		name    string
+		version string // chosen before the ask ("-": no change)
+		gvk     schema.GroupVersionKind
+		at      int
+		want    time.Duration
+	}{
+		{"v1beta2 served, missing from discovery", "v1beta2", v2, 0, 2 * time.Second},
+		{"still missing 100 s later", "-", v2, 100, time.Minute},
+		{"the CRD deleted, then re-created serving v1beta2", "", v2, 3600, 2 * time.Second},
+		{"still missing", "-", v2, 3700, time.Minute},
+		{"v1beta3 read instead, missing", "v1beta3", v3, 3800, 2 * time.Second},
+		{"back to v1beta2, missing", "v1beta2", v2, 3900, 2 * time.Second},
+	}
+	r := &MachineReconciler{}
+	var got, want []time.Duration
+	for _, s := range steps {
+		if s.version == "" {
+			r.chooseVersion(context.Background(), gk, "", true)
+			r.chooseVersion(context.Background(), gk, "v1beta2", true)
+		} else if s.version != "-" {
+			r.chooseVersion(context.Background(), gk, s.version, true)
+		}
+		got = append(got, r.discoveryLag.retryAfter(s.gvk, at(s.at), time.Minute))
+		want = append(want, s.want)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("retryAfter (-want +got):\n%s", d)
+	}
+}
+
+// TestInDiscoveryAsksOncePerStep: a version a CRD serves and discovery does not list reaches the
+// RESTMapper once per step of its wait (2 s, 2 s, 4 s, …), however many Machines are read in
+// between, which are told the rest of the step; a CRD change asks at the next read; once listed
+// it is mapped.
+func TestInDiscoveryAsksOncePerStep(t *testing.T) {
+	gv := schema.GroupVersion{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2"}
+	gvk := gv.WithKind("UpMachine")
+	mapper := &countingMapper{DefaultRESTMapper: meta.NewDefaultRESTMapper([]schema.GroupVersion{gv})}
+	r := &MachineReconciler{RESTMapper: mapper, KindRetryInterval: time.Minute}
+	type ask struct {
+		Ms    int // milliseconds after t0
+		Wait  time.Duration
+		Calls int // RESTMapper calls so far
+	}
+	asks := []ask{
+		{0, 2 * time.Second, 1},
+		{500, 1500 * time.Millisecond, 1},
+		{1999, time.Millisecond, 1},
+		{2000, 2 * time.Second, 2},
+		{3000, time.Second, 2},
+		{4000, 4 * time.Second, 3},
+		{7000, time.Second, 3},
+	}
+	var got, want []ask
+	for _, a := range asks {
+		wait, ok := r.inDiscovery(gvk, t0.Add(time.Duration(a.Ms)*time.Millisecond))
+		if ok {
+			t.Fatalf("inDiscovery at %d ms = true, want false", a.Ms)
+		}
+		got = append(got, ask{a.Ms, wait, mapper.calls})
+		want = append(want, a)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("waits and RESTMapper calls (-want +got):\n%s", d)
+	}
+	r.discoveryLag.askNow(gvk.GroupKind()) // the CRD changed
+	if wait, ok := r.inDiscovery(gvk, at(7)); ok || wait != 7*time.Second || mapper.calls != 4 {
+		t.Errorf("after a CRD change: inDiscovery = %v, %v after %d calls; want 7s, false after 4", wait, ok, mapper.calls)
+	}
+	mapper.Add(gvk, meta.RESTScopeNamespace) // discovery lists it
+	if _, ok := r.inDiscovery(gvk, at(10)); ok || mapper.calls != 4 {
+		t.Errorf("inside the step: inDiscovery = %v after %d calls; want false after 4", ok, mapper.calls)
+	}
+	if _, ok := r.inDiscovery(gvk, at(14)); !ok || mapper.calls != 5 {
+		t.Errorf("after the step: inDiscovery = %v after %d calls; want true after 5", ok, mapper.calls)
+	}
+	if _, ok := r.inDiscovery(gvk, at(14)); !ok || mapper.calls != 6 {
+		t.Errorf("listed: inDiscovery = %v after %d calls; want true after 6 (the mapper answers from its own cache)", ok, mapper.calls)
 	}
 }

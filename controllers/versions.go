@@ -103,7 +103,8 @@ func (r *MachineReconciler) kindMapping(ctx context.Context, gk schema.GroupKind
 
 // machinesForCRD maps a CRD change to the Machines referencing its kind, after bringing the
 // watches of the kind in line with the CRD (a deleted or unserved version stops at once, even
-// when no Machine references the kind any more), and forgets that the kind was not served.
+// when no Machine references the kind any more), and forgets that the kind was not served (its
+// versions missing from discovery are asked about again at the next read).
 func (r *MachineReconciler) machinesForCRD(ctx context.Context, obj client.Object) []reconcile.Request {
 	crd := crdOf(obj)
 	if crd == nil {
@@ -111,6 +112,7 @@ func (r *MachineReconciler) machinesForCRD(ctx context.Context, obj client.Objec
 	}
 	gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
 	r.unserved.forget(gk)
+	r.discoveryLag.askNow(gk)
 	if current, err := r.crdFor(ctx, gk); err == nil {
 		keep := ""
 		if current != nil {

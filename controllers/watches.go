@@ -79,7 +79,8 @@ func (w *watchSet) definedByCRD(gk schema.GroupKind) bool {
 // Only when that changes (or gk is new and record is true) does it stop every watch of gk at
 // another version, in every namespace (stopWatches): the informer of a version no longer read
 // is removed from its cache, so that its stale objects are never read and it does not retry a
-// list that can only fail. A kind not recorded yet is left alone when record is false (a CRD
+// list that can only fail; and it forgets the kind's versions missing from discovery, whose
+// wait then starts over (discoveryLag). A kind not recorded yet is left alone when record is false (a CRD
 // event about a kind no Machine read).
 func (r *MachineReconciler) chooseVersion(ctx context.Context, gk schema.GroupKind, v string, record bool) {
 	w := &r.watches
@@ -93,6 +94,7 @@ func (r *MachineReconciler) chooseVersion(ctx context.Context, gk schema.GroupKi
 		w.chosen = map[schema.GroupKind]string{}
 	}
 	w.chosen[gk] = v
+	r.discoveryLag.forgetKind(gk)
 	why := "no version of the kind is read now"
 	if v != "" {
 		why = "version no longer read (now " + v + ")"
