@@ -117,7 +117,7 @@ type readScope struct {
 // "list and watch") and the scope denied: all namespaces for a cluster-scoped kind, else ns. It
 // returns the API server's errors other than a refused review (then access is assumed and the
 // read waits for the cache as it would without the check), and watch setup errors.
-func (r *MachineReconciler) readerFor(ctx context.Context, mapping *meta.RESTMapping, ns string, now time.Time) (client.Reader, readScope, string, error) {
+func (r *MachineReconciler) readerFor(ctx context.Context, mapping *meta.RESTMapping, ns string, now time.Time) (cache.Cache, readScope, string, error) {
 	everywhereScope := readScope{clusterScoped: mapping.Scope.Name() != meta.RESTScopeNameNamespace}
 	if r.controller == nil {
 		return r.Cache, everywhereScope, "", nil // no controller: nothing is watched
@@ -127,7 +127,7 @@ func (r *MachineReconciler) readerFor(ctx context.Context, mapping *meta.RESTMap
 		return nil, everywhereScope, "", err
 	}
 	if everywhere == "" {
-		return r.Cache, everywhereScope, "", r.startWatch(mapping, "", r.Cache)
+		return r.Cache, everywhereScope, "", r.startWatch(ctx, mapping, "", r.Cache)
 	}
 	if everywhereScope.clusterScoped || ns == "" {
 		return nil, everywhereScope, everywhere, nil
@@ -141,7 +141,7 @@ func (r *MachineReconciler) readerFor(ctx context.Context, mapping *meta.RESTMap
 	if err != nil {
 		return nil, here, "", err
 	}
-	return c, here, "", r.startWatch(mapping, ns, c)
+	return c, here, "", r.startWatch(ctx, mapping, ns, c)
 }
 
 // denied returns which of informerVerbs RBAC denies the manager on gvr in namespace ns ("": all

@@ -233,8 +233,10 @@ func (r *MachineReconciler) readRefOnce(ctx context.Context, ns string, ref v1al
 	obj.SetGroupVersionKind(mapping.GroupVersionKind)
 	rctx, cancel := context.WithTimeout(ctx, refReadTimeout)
 	defer cancel()
-	err = reader.Get(rctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, obj)
+	err = r.readWatched(ctx, rctx, reader, scope.namespace, client.ObjectKey{Namespace: ns, Name: ref.Name}, obj)
 	switch {
+	case errors.Is(err, errVersionChanged):
+		return st, err
 	case apierrors.IsNotFound(err):
 		return st, nil
 	case apierrors.IsForbidden(err):

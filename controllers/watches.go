@@ -19,8 +19,11 @@ import (
 // The rule: every watch (informer) the reconciler starts on a referenced kind is recorded once,
 // by kind, version and namespace ("" all namespaces, through the manager's cache; else through
 // a cache of that namespace, access.go). One lock guards the record and is held while a watch
-// starts or stops, so that stopping a version (versions.go) or a scope (an access revoked) stops
-// every watch of it, in every scope, and a new version gets new watches in every scope.
+// starts (its informer is created then) or stops (its informer is removed), so that stopping a
+// version (versions.go) or a scope (an access revoked) stops every watch of it, in every scope,
+// and a new version gets new watches in every scope. A read that made the cache create an
+// informer for a watch stopped meanwhile removes it (readWatched): no informer outlives its
+// record.
 
 // watchKey is a referenced kind at one version, watched in one namespace ("": all namespaces).
 type watchKey struct {
@@ -104,8 +107,11 @@ func (r *MachineReconciler) chooseVersion(ctx context.Context, gk schema.GroupKi
 
 // startWatch starts watching mapping's kind, at mapping's version, in namespace ns ("": all
 // namespaces) through c, once: changes to referenced objects then reconcile the Machines that
-// reference them. It returns the controller's error when the watch cannot be added.
-func (r *MachineReconciler) startWatch(mapping *meta.RESTMapping, ns string, c cache.Cache) error {
+// reference them. The informer is created in c and recorded under the record's lock, so that a
+// watch stopped (stopWatches) has no informer left behind. It returns errVersionChanged when
+// mapping's version is no longer the one read, or the cache's or controller's error when the
+// watch cannot be added (then no informer is left either).
+func (r *MachineReconciler) startWatch(ctx context.Context, mapping *meta.RESTMapping, ns string, c cache.Cache) error {
 	w := &r.watches
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -117,20 +123,54 @@ func (r *MachineReconciler) startWatch(mapping *meta.RESTMapping, ns string, c c
 	if _, ok := w.watched[k]; ok || r.controller == nil {
 		return nil
 	}
+	where := ""
+	if ns != "" {
+		where = " in namespace " + ns
+	}
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(k.gvk)
-	src := source.Kind[client.Object](c, obj, handler.EnqueueRequestsFromMapFunc(r.machinesForRef))
+	informer, err := c.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+	if err != nil {
+		return fmt.Errorf("cannot watch %s%s: %w", k.gvk, where, err)
+	}
+	src := &source.Informer{Informer: informer, Handler: handler.EnqueueRequestsFromMapFunc(r.machinesForRef)}
 	if err := r.controller.Watch(src); err != nil {
-		if ns == "" {
-			return fmt.Errorf("cannot watch %s: %w", k.gvk, err)
+		if rerr := c.RemoveInformer(ctx, obj); rerr != nil {
+			log.FromContext(ctx).Info("cannot stop a watch", "kind", k.gvk.String(), "namespace", ns, "why", "its handler was not added", "error", rerr.Error())
 		}
-		return fmt.Errorf("cannot watch %s in namespace %s: %w", k.gvk, ns, err)
+		return fmt.Errorf("cannot watch %s%s: %w", k.gvk, where, err)
 	}
 	if w.watched == nil {
 		w.watched = map[watchKey]schema.GroupVersionResource{}
 	}
 	w.watched[k] = mapping.Resource
 	return nil
+}
+
+// readWatched reads the object named key into obj (its kind and version set) from c, the cache
+// of a watch started by startWatch in namespace ns ("": all namespaces), and returns c's error.
+// The cache creates an informer on demand for a kind it does not watch: when the watch was
+// stopped meanwhile (its version is no longer read, or access was revoked), that informer is
+// removed and the result is errVersionChanged, so that nothing untracked keeps watching and the
+// read resolves the kind again. Without a controller (nothing watched), it is c.Get.
+func (r *MachineReconciler) readWatched(ctx, rctx context.Context, c cache.Cache, ns string, key client.ObjectKey, obj *unstructured.Unstructured) error {
+	err := c.Get(rctx, key, obj)
+	if r.controller == nil {
+		return err
+	}
+	k := watchKey{gvk: obj.GroupVersionKind(), namespace: ns}
+	w := &r.watches
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.watched[k]; ok {
+		return err
+	}
+	stale := &unstructured.Unstructured{}
+	stale.SetGroupVersionKind(k.gvk)
+	if rerr := c.RemoveInformer(ctx, stale); rerr != nil {
+		log.FromContext(ctx).Info("cannot stop a watch", "kind", k.gvk.String(), "namespace", ns, "why", "stopped while read", "error", rerr.Error())
+	}
+	return fmt.Errorf("cannot read %s: its watch stopped meanwhile: %w", k.gvk, errVersionChanged)
 }
 
 // stopWatches stops every recorded watch for which stop returns true: its informer is removed

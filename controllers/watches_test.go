@@ -8,9 +8,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
 // removals is a cache that only records the informers removed from it (the rest of cache.Cache
@@ -80,7 +83,99 @@ func TestChooseVersion(t *testing.T) {
 
 	r.chooseVersion(ctx, gk, "v1beta2", true)
 	stale := &meta.RESTMapping{GroupVersionKind: gk.WithVersion("v1beta1"), Resource: gvr, Scope: meta.RESTScopeNamespace}
-	if err := r.startWatch(stale, "team-a", r.access.caches["team-a"]); !errors.Is(err, errVersionChanged) {
+	if err := r.startWatch(ctx, stale, "team-a", r.access.caches["team-a"]); !errors.Is(err, errVersionChanged) {
 		t.Errorf("startWatch of a version no longer read: error %v, want errVersionChanged", err)
+	}
+}
+
+// informers is a cache that records the informers it holds: those created by GetInformer, and by
+// Get on demand (as controller-runtime's cache does for a kind it does not watch yet). The rest
+// of cache.Cache is not used by the watch record and panics if called.
+type informers struct {
+	cache.Cache
+	held map[string]bool // by version
+}
+
+type fakeInformer struct{ cache.Informer }
+
+func (c informers) GetInformer(_ context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
+	c.held[obj.GetObjectKind().GroupVersionKind().Version] = true
+	return fakeInformer{}, nil
+}
+
+func (c informers) Get(_ context.Context, _ client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	c.held[obj.GetObjectKind().GroupVersionKind().Version] = true
+	return nil
+}
+
+func (c informers) RemoveInformer(_ context.Context, obj client.Object) error {
+	delete(c.held, obj.GetObjectKind().GroupVersionKind().Version)
+	return nil
+}
+
+// watchingController is a controller that records the sources it is given.
+type watchingController struct {
+	controller.Controller
+	sources []source.Source
+}
+
+func (c *watchingController) Watch(src source.Source) error {
+	c.sources = append(c.sources, src)
+	return nil
+}
+
+// TestWatchInformerFollowsRecord: a watch's informer exists exactly while the watch is recorded.
+// startWatch creates it at once (not later, in a source's goroutine, after the version may have
+// been stopped) and hands it to the controller; a version change removes it; a read of the old
+// version that made the cache create an informer again, after the watch stopped, removes it and
+// asks to resolve the kind again (errVersionChanged).
+func TestWatchInformerFollowsRecord(t *testing.T) {
+	ctx := context.Background()
+	gk := schema.GroupKind{Group: "infrastructure.cluster.x-k8s.io", Kind: "UpMachine"}
+	c := informers{held: map[string]bool{}}
+	ctrl := &watchingController{}
+	r := &MachineReconciler{Cache: c, controller: ctrl}
+	v1 := &meta.RESTMapping{GroupVersionKind: gk.WithVersion("v1beta1"), Scope: meta.RESTScopeNamespace,
+		Resource: schema.GroupVersionResource{Group: gk.Group, Version: "v1beta1", Resource: "upmachines"}}
+
+	r.chooseVersion(ctx, gk, "v1beta1", true)
+	if err := r.startWatch(ctx, v1, "", c); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]bool{"v1beta1": true}, c.held); d != "" {
+		t.Errorf("informers after startWatch (-want +got):\n%s", d)
+	}
+	if len(ctrl.sources) != 1 {
+		t.Fatalf("the controller was given %d sources, want 1", len(ctrl.sources))
+	}
+	if src, ok := ctrl.sources[0].(*source.Informer); !ok || src.Informer != (fakeInformer{}) {
+		t.Errorf("the controller was given %#v, want a source of the informer created", ctrl.sources[0])
+	}
+
+	r.chooseVersion(ctx, gk, "v1beta2", false) // the provider's upgrade
+	if len(c.held) != 0 {
+		t.Errorf("informers after the version changed: %v, want none", c.held)
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(v1.GroupVersionKind)
+	err := r.readWatched(ctx, ctx, c, "", client.ObjectKey{Namespace: "default", Name: "up-1"}, obj)
+	if !errors.Is(err, errVersionChanged) {
+		t.Errorf("a read of the stopped version: error %v, want errVersionChanged", err)
+	}
+	if len(c.held) != 0 {
+		t.Errorf("informers after a read of the stopped version: %v, want none", c.held)
+	}
+
+	v2 := &meta.RESTMapping{GroupVersionKind: gk.WithVersion("v1beta2"), Scope: meta.RESTScopeNamespace,
+		Resource: schema.GroupVersionResource{Group: gk.Group, Version: "v1beta2", Resource: "upmachines"}}
+	if err := r.startWatch(ctx, v2, "", c); err != nil {
+		t.Fatal(err)
+	}
+	obj.SetGroupVersionKind(v2.GroupVersionKind)
+	if err := r.readWatched(ctx, ctx, c, "", client.ObjectKey{Namespace: "default", Name: "up-1"}, obj); err != nil {
+		t.Errorf("a read of the watched version: %v", err)
+	}
+	if d := cmp.Diff(map[string]bool{"v1beta2": true}, c.held); d != "" {
+		t.Errorf("informers after reading v1beta2 (-want +got):\n%s", d)
 	}
 }
