@@ -80,9 +80,6 @@ func ValidateType(t string) error {
 func ValidateTypes(types []string) error {
 	var known string
 	for _, t := range types {
-		if alnumName(t) {
-			continue // the usual CamelCase type: valid without a prefix
-		}
 		if !quickValidTypeKnown(t, &known) {
 			if err := ValidateType(t); err != nil {
 				return err

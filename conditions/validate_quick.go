@@ -39,19 +39,15 @@ func quickValidType(t string) bool {
 // quickValidTypeKnown is quickValidType, except that a prefix equal to *known (one found valid
 // before) is not checked again; a prefix it finds valid is stored in *known.
 func quickValidTypeKnown(t string, known *string) bool {
+	if alnumName(t) {
+		return true // the usual CamelCase type, eight bytes at a time
+	}
 	if len(t) == 0 || len(t) > maxTypeLength {
 		return false
 	}
-	// One pass from the end over the name's characters, eight at a time while they are letters
-	// and digits (the usual CamelCase name), then one at a time; a '/' ends the name and starts
-	// the prefix, any other character outside the name's class makes t invalid.
+	// One pass from the end over the name's characters; a '/' ends the name and starts the
+	// prefix, any other character outside the name's class makes t invalid.
 	i := len(t) - 1
-	for i >= 7 && alnum8(load8(t[i-7:])) {
-		i -= 8
-	}
-	if i >= 0 && i < 7 && len(t) >= 8 && alnum8(load8(t)) {
-		i = -1 // t[:8], which overlaps the bytes checked above, holds the rest of t
-	}
 	for i >= 0 && charClass[t[i]]&(classAlpha|classDigit|classNameExtra) != 0 {
 		i--
 	}
