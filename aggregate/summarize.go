@@ -56,7 +56,8 @@ func Summarize(m *v1alpha1.Machine, opts ...conditions.SetOption) bool {
 		m.Status.LastOperation = op
 		changed = true
 	}
-	if p := phaseWith(m, signal, func() *v1alpha1.LastOperation { return op }); p != m.Status.Phase {
+	derived := func() *v1alpha1.LastOperation { return op }
+	if p := phaseWith(m, signal, derived); p != m.Status.Phase {
 		m.Status.Phase = p
 		changed = true
 	}
