@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -74,10 +75,21 @@ func TestNoWriteWithoutChange(t *testing.T) {
 	env.CreateInfra(t, ns, "idle", map[string]any{"providerID": pid}, map[string]any{"initialization": map[string]any{"provisioned": true}})
 	env.CreateNode(t, ns+"-idle", pid, "v1.36.3", corev1.ConditionTrue, time.Now())
 	env.Create(t, harness.NewMachine(ns, "idle"))
-	before := env.WaitPhase(t, ns, "idle", v1alpha1.MachinePhaseRunning)
+	env.WaitPhase(t, ns, "idle", v1alpha1.MachinePhaseRunning)
 
 	r, writes := countingReconciler(t)
 	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "idle"}}
+	// Running is reached before the manager's last writes of the Machine's first minutes reach
+	// the cache (under load, seconds later): wait until a reconcile changes nothing, so that the
+	// count below is about a steady Machine. A reconciler that writes every time never gets there.
+	harness.Wait(t, harness.MachineTimeout, "a reconcile of the Running Machine that writes nothing", func(context.Context) (bool, string) {
+		writes.Store(0)
+		if _, err := r.Reconcile(ctx, req); err != nil {
+			return false, err.Error()
+		}
+		return writes.Load() == 0, fmt.Sprintf("%d writes", writes.Load())
+	})
+	before := env.GetMachine(t, ns, "idle")
 	for range 20 {
 		if _, err := r.Reconcile(ctx, req); err != nil {
 			t.Fatal(err)
