@@ -115,6 +115,7 @@ test: runtime-tools build clusterapi-module ## Run every test against a real kub
 	@# The fault tests mostly wait (a 30 s outage, lease expiry), so the fuzz targets' instrumented
 	@# builds, then the Cluster API suite (its compile is the heavy part), run meanwhile; each
 	@# one's output is printed when it ends.
+	@echo "fault tests, fuzz targets and the Cluster API suite run side by side (4-5 min); each one's output appears when it ends"
 	$(MAKE) --no-print-directory -j2 --output-sync=target fault-tests fuzz clusterapi-tests FUZZTIME=$(TEST_FUZZTIME)
 
 .PHONY: fault-tests
