@@ -278,8 +278,8 @@ func (i *summaryItem) writeLine(b *strings.Builder, maxLen int, plain bool) {
 	if maxLen <= maxSummaryItemBytes && (plain || utf8.ValidString(text)) {
 		b.WriteString(i.conditionType)
 		b.WriteString(": ")
-		if maxLen == len(i.conditionType)+len(": ")+len(text) {
-			b.WriteString(text) // one line already (conditions.OneLineMaxLen)
+		if plain {
+			b.WriteString(text) // one line already (conditions.PlainLine)
 			return
 		}
 		conditions.OneLinePieces(text, func(piece string) bool {
