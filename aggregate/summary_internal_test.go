@@ -26,6 +26,9 @@ func TestWriteLine(t *testing.T) {
 		{conditionType: "NodeReady", text: strings.Repeat("x", 500)},
 		{conditionType: "NodeReady", text: strings.Repeat("é", 300)},
 		{conditionType: "NodeReady", text: strings.Repeat("\n", 300)},
+		// Longer than maxSummaryItemBytes before the empty lines go, exactly that long after.
+		{conditionType: "T", text: "\n\n\n" + strings.Repeat("x", maxSummaryItemBytes-len("T: "))},
+		{conditionType: "T", text: "\n\n\n" + strings.Repeat("x", maxSummaryItemBytes-len("T: ")+1)},
 	}
 	for range 2000 {
 		var text strings.Builder
