@@ -247,7 +247,7 @@ func (l *summaryItems) add(i summaryItem) {
 	if at == maxSummaryItems {
 		return
 	}
-	copy(l.first[at+1:], l.first[at:min(kept, maxSummaryItems-1)])
+	copy(l.first[at+1:], l.first[at:kept]) // the last kept item falls off when l.first is full
 	l.first[at] = i
 }
 
@@ -295,7 +295,7 @@ func (i *summaryItem) writeLine(b *strings.Builder, maxLen int, plain bool) {
 	line = appendUpTo(line, ": ")
 	conditions.OneLinePieces(text, func(piece string) bool {
 		line = appendUpTo(line, piece)
-		return len(line) < cap(line)
+		return true
 	})
 	if len(line) <= maxSummaryItemBytes || !utf8.ValidString(text) {
 		// Short after all, or invalid UTF-8 that TruncateTo must replace first.
@@ -339,14 +339,21 @@ func summaryMessage(issues, unknowns *summaryItems) string {
 	}
 	var maxLens [maxSummaryItems]int
 	var plain [maxSummaryItems]bool
-	size := 0
+	// The message's size, exact when its lines are plain (else each line's bound), so that
+	// it is built in one allocation.
+	size := (shown - 1) * len(itemSeparator)
 	for j, item := range lines[:shown] {
 		maxLens[j], plain[j] = item.maxLen()
-		size += min(maxLens[j], maxSummaryItemBytes) + len(itemSeparator)
+		size += min(maxLens[j], maxSummaryItemBytes)
 	}
 	more := issues.n + unknowns.n - shown
+	var n [20]byte
+	count := strconv.AppendInt(n[:0], int64(more), 10)
+	if more > 0 {
+		size += len(itemSeparator+"and ") + len(count) + len(" more")
+	}
 	var b strings.Builder
-	b.Grow(size + len("and  more") + 20)
+	b.Grow(size)
 	for j, item := range lines[:shown] {
 		if j > 0 {
 			b.WriteString(itemSeparator)
@@ -354,9 +361,8 @@ func summaryMessage(issues, unknowns *summaryItems) string {
 		item.writeLine(&b, maxLens[j], plain[j])
 	}
 	if more > 0 {
-		var n [20]byte
 		b.WriteString(itemSeparator + "and ")
-		b.Write(strconv.AppendInt(n[:0], int64(more), 10))
+		b.Write(count)
 		b.WriteString(" more")
 	}
 	return b.String()
@@ -436,7 +442,7 @@ func (s *positions) add(p int) bool {
 
 // has reports whether p was added.
 func (s positions) has(p int) bool {
-	return p >= 0 && p < positionsSize && s&(1<<p) != 0
+	return p >= 0 && s&(1<<p) != 0 // 1<<p is 0 from p = positionsSize on
 }
 
 // typeHash picks the slot of type t in a table of 2*maxIndexedConditions slots from its length

@@ -69,6 +69,11 @@ func TestSummaryMessageAllocatesOnce(t *testing.T) {
 		{"a missing condition", nil, []summaryItem{{conditionType: "NodeReady", missing: true}}},
 		{"multi-line text, indented", []summaryItem{{conditionType: "NodeReady", text: "* A: a\n* B: b\n* C: c"}}, nil},
 		{"lines cut to maxSummaryItemBytes", []summaryItem{{conditionType: "A", text: long}, {conditionType: "B", text: long + "\n" + long}}, nil},
+		{"three plain lines, then and 12 more (the size is exact)", []summaryItem{{conditionType: "A", text: "a"}, {conditionType: "B", text: "b"},
+			{conditionType: "C", text: "c"}, {conditionType: "D", text: "d"}, {conditionType: "E", text: "e"}, {conditionType: "F", text: "f"},
+			{conditionType: "G", text: "g"}, {conditionType: "H", text: "h"}, {conditionType: "I", text: "i"}, {conditionType: "J", text: "j"},
+			{conditionType: "K", text: "k"}, {conditionType: "L", text: "l"}, {conditionType: "M", text: "m"}, {conditionType: "N", text: "n"}},
+			[]summaryItem{{conditionType: "O", missing: true}}},
 		{"three lines, then and N more", []summaryItem{{conditionType: "A", text: "a"}, {conditionType: "B", text: long}},
 			[]summaryItem{{conditionType: "C", missing: true}, {conditionType: "D", text: "d"}, {conditionType: "E", text: "e"}}},
 	}
