@@ -40,6 +40,8 @@ func TestQuickValid(t *testing.T) {
 		{"type non-ASCII", func(c *metav1.Condition) { c.Type = "Prêt" }},
 		{"type name 63", func(c *metav1.Condition) { c.Type = label63 }},
 		{"type name 64", func(c *metav1.Condition) { c.Type = label63 + "a" }},
+		{"type name 63 with a dash (not alnumName's)", func(c *metav1.Condition) { c.Type = label63[:31] + "-" + label63[:31] }},
+		{"prefixed type, name 63", func(c *metav1.Condition) { c.Type = "example.com/" + label63 }},
 		{"prefixed type", func(c *metav1.Condition) { c.Type = "example.com/Backup" }},
 		{"prefix with dash", func(c *metav1.Condition) { c.Type = "my-org.example.com/Backup" }},
 		{"prefix upper case", func(c *metav1.Condition) { c.Type = "Example.com/Backup" }},
