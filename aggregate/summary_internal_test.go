@@ -3,6 +3,7 @@ package aggregate
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -92,6 +93,85 @@ func TestSummaryMessageAllocatesOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSummaryMessageSizedExactly: a message of plain lines is allocated with exactly its
+// length, so that a size one byte too large or too small shows. Each message ends just at the
+// top of one of the allocator's size classes (a byte more would need the next class) or one
+// byte past it (a byte less would need a second allocation). The bytes expected are those of
+// make([]byte, len(message)), measured the same way, so no size class is written here.
+func TestSummaryMessageSizedExactly(t *testing.T) {
+	// Lengths at the top of a size class and one byte past it (8-byte steps up to 16, 16-byte
+	// steps to 256, 32-byte steps to 512 in Go's allocator; the test needs only that they are
+	// class boundaries, which the byte counts below confirm).
+	lengths := []int{64, 65, 80, 81, 128, 129, 256, 257}
+	shapes := []struct {
+		name string
+		// items returns the issues and unknowns of a message of length n.
+		items func(n int) (issues, unknowns []summaryItem)
+	}{
+		{"one line", func(n int) ([]summaryItem, []summaryItem) {
+			return []summaryItem{{conditionType: "A", text: strings.Repeat("a", n-len("A: "))}}, nil
+		}},
+		{"three lines and 2 more", func(n int) ([]summaryItem, []summaryItem) {
+			fixed := len("A: a; B: b; C: ; and 2 more")
+			return []summaryItem{{conditionType: "A", text: "a"}, {conditionType: "B", text: "b"}, {conditionType: "C", text: strings.Repeat("c", n-fixed)}},
+				[]summaryItem{{conditionType: "D", missing: true}, {conditionType: "E", text: "e"}}
+		}},
+		{"a missing condition, then 12 more", func(n int) ([]summaryItem, []summaryItem) {
+			fixed := len("A: " + notYetReportedText + "; B: ; C: c; and 12 more")
+			more := make([]summaryItem, 0, 12)
+			for i := range 12 {
+				more = append(more, summaryItem{conditionType: fmt.Sprintf("Z%02d", i), text: "z"})
+			}
+			return []summaryItem{{conditionType: "B", text: strings.Repeat("b", n-fixed)}, {conditionType: "C", text: "c"}},
+				append([]summaryItem{{conditionType: "A", missing: true}}, more...)
+		}},
+	}
+	for _, shape := range shapes {
+		for _, n := range lengths {
+			t.Run(fmt.Sprintf("%s, %d bytes", shape.name, n), func(t *testing.T) {
+				is, us := shape.items(n)
+				var issues, unknowns summaryItems
+				for _, i := range is {
+					issues.add(i)
+				}
+				for _, i := range us {
+					unknowns.add(i)
+				}
+				var msg string
+				build := func() { msg = summaryMessage(&issues, &unknowns) }
+				got := bytesPerRun(build)
+				if len(msg) != n {
+					t.Fatalf("summaryMessage() = %q, %d bytes; the test wants %d", msg, len(msg), n)
+				}
+				var sink []byte
+				want := bytesPerRun(func() { sink = make([]byte, n) })
+				if len(sink) != n {
+					t.Fatal("make([]byte) did not run")
+				}
+				if allocs := testing.AllocsPerRun(20, build); allocs != 1 || got != want {
+					t.Errorf("summaryMessage() = %q: %v allocations of %d bytes, want 1 of %d (a []byte of its length)", msg, allocs, got, want)
+				}
+			})
+		}
+	}
+}
+
+// bytesPerRun is testing.AllocsPerRun for bytes: the bytes f allocates per call, size classes
+// included (runtime.MemStats.TotalAlloc, read as AllocsPerRun reads Mallocs: on one P, after
+// a warm-up call). It is as deterministic as AllocsPerRun.
+func bytesPerRun(f func()) uint64 {
+	const runs = 20
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	f()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return (after.TotalAlloc - before.TotalAlloc) / runs
 }
 
 // TestTypeIndex checks the index against findCondition, the rule it speeds up, on sorted and
