@@ -212,16 +212,20 @@ func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1
 // readRefOnce is one attempt of readRef.
 func (r *MachineReconciler) readRefOnce(ctx context.Context, ns string, ref v1alpha1.ContractVersionedObjectReference, readyField string, now time.Time) (refState, error) {
 	st := refState{Kind: ref.Kind, Name: ref.Name}
-	mapping, why, err := r.kindMapping(ctx, schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind})
+	kind, err := r.kindMapping(ctx, schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind}, now)
 	if err != nil {
 		if meta.IsNoMatchError(err) {
-			return kindNotServed(st, ref.APIGroup, why, r.kindRetryInterval()), nil
+			return kindNotServed(st, ref.APIGroup, kind.why, r.kindRetryInterval()), nil
 		}
 		return st, fmt.Errorf("cannot resolve kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
 	}
-	if wait, ok := r.inDiscovery(mapping.GroupVersionKind, now); !ok {
-		return notInDiscovery(st, ref.APIGroup, mapping.GroupVersionKind.Version, wait, r.kindRetryInterval()), nil
+	if kind.mapping == nil {
+		return notInDiscovery(st, ref.APIGroup, kind.waiting, kind.wait, r.kindRetryInterval()), nil
 	}
+	// While discovery does not list the version the CRD picks, the version read before is read,
+	// and discovery asked again after kind.wait.
+	mapping := kind.mapping
+	st.RetryAfter = kind.wait
 	reader, scope, verbs, err := r.readerFor(ctx, mapping, ns, now)
 	if err != nil {
 		return st, err
@@ -254,10 +258,10 @@ func (r *MachineReconciler) readRefOnce(ctx context.Context, ns string, ref v1al
 	return contractState(st, obj, readyField), nil
 }
 
-// inDiscovery reports whether the RESTMapper maps gvk, the version a CRD serves: a CRD serves a
+// inDiscovery reports whether the RESTMapper maps gvk, a version a CRD serves: a CRD serves a
 // new version moments before discovery lists it, and a watch started in between fails
 // (controller-runtime logs an error and retries it), so none starts until the RESTMapper, which
-// asks discovery again for a version it does not know, has it. While gvk is missing it returns
+// asks discovery again for a version it does not know, has it (followVersion). While gvk is missing it returns
 // false and the wait before the Machine is read again: DiscoveryRetryInterval, doubling up to
 // the kind retry interval (discoveryLag). The RESTMapper is asked once per step of that wait
 // (and at once after a change of the CRD), however many Machines reference the kind.

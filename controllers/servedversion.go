@@ -11,9 +11,10 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
 
-// The version of a referenced kind that the controller reads, from its CRD alone (no client, no
-// context): the rule of docs/reliability.md, "Referenced kinds whose API versions change".
-// versions.go applies it to the CRDs in the cache.
+// The version of a referenced kind that the controller reads, from its CRD and the versions
+// discovery lists (no client, no context): the rule of docs/reliability.md, "Referenced kinds
+// whose API versions change". versionOf picks a version from the CRD; versionToRead decides
+// whether to read it yet, given discovery. versions.go applies them to the CRDs in the cache.
 
 // contractLabels are the Cluster API contract labels a provider's CRD may carry, newest
 // contract first: the value lists the CRD's versions that follow that contract, joined with "_"
@@ -59,6 +60,50 @@ func versionOf(crd *apiextensionsv1.CustomResourceDefinition) (string, string) {
 		}
 	}
 	return newest(served), ""
+}
+
+// versionRead is the version of a kind defined by a CRD that the controller reads now
+// (versionToRead).
+type versionRead struct {
+	// Version is the version read; "" when none can be, Why saying why.
+	Version, Why string
+	// Waiting is the version the CRD picks (versionOf) while discovery does not list it yet, ""
+	// when discovery lists it. When it is Version, nothing can be read until discovery lists it;
+	// otherwise Version is the version read before, read until then.
+	Waiting string
+}
+
+// versionToRead returns the version of crd's kind to read now, given crd (nil: deleted),
+// previous, the version read before ("" none), and listed, whether discovery lists a version
+// (asked about the version picked, and about previous only when that is not listed). Rules, in
+// order (docs/reliability.md, "Referenced kinds whose API versions change"):
+//   - none when crd is nil or versionOf picks none (being deleted, not established, serving
+//     nothing);
+//   - the version versionOf picks, when discovery lists it;
+//   - previous, waiting for the version picked, when crd still serves previous and discovery
+//     lists it: discovery lags seconds behind a CRD, and the kind stays readable meanwhile;
+//   - else the version picked, waiting for it: nothing can be read until discovery lists it.
+func versionToRead(crd *apiextensionsv1.CustomResourceDefinition, previous string, listed func(version string) bool) versionRead {
+	if crd == nil {
+		return versionRead{Why: "its CustomResourceDefinition was deleted"}
+	}
+	picked, why := versionOf(crd)
+	switch {
+	case picked == "":
+		return versionRead{Why: why}
+	case listed(picked):
+		return versionRead{Version: picked}
+	case previous != picked && serves(crd, previous) && listed(previous):
+		return versionRead{Version: previous, Waiting: picked}
+	}
+	return versionRead{Version: picked, Waiting: picked}
+}
+
+// serves reports whether crd serves version v.
+func serves(crd *apiextensionsv1.CustomResourceDefinition, v string) bool {
+	return slices.ContainsFunc(crd.Spec.Versions, func(cv apiextensionsv1.CustomResourceDefinitionVersion) bool {
+		return cv.Served && cv.Name == v
+	})
 }
 
 // newest returns the newest of versions (not empty) in Kubernetes version order.

@@ -26,8 +26,9 @@ type refState struct {
 	Unreadable string
 	// Problem picks the condition's reason when Unreadable is set.
 	Problem refProblem
-	// RetryAfter, when positive, is how soon to read an Unreadable object again, sooner than
-	// the kind retry interval (a version discovery does not list yet, notInDiscovery).
+	// RetryAfter, when positive, is how soon to read the object again, sooner than the kind
+	// retry interval: discovery does not list the version its CRD picks yet (notInDiscovery when
+	// Unreadable; else it was read at the version read before, until discovery lists the new one).
 	RetryAfter time.Duration
 	// Status is what the object reports (valid when Exists and Unreadable is empty).
 	Status contractStatus

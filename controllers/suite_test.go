@@ -10,7 +10,9 @@ import (
 
 	"go.uber.org/zap/zapcore"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,7 +52,12 @@ func run(m *testing.M) int {
 		return runWithoutControlPlane(m)
 	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.Level(zapLevel()))))
-	var err error
+	// The Machines of a test running its own manager are that manager's (discovery_lag_test.go).
+	notOwnManager, err := labels.NewRequirement(ownManagerLabel, selection.DoesNotExist, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	env, err = harness.Start(harness.Options{MachineCRD: true, CRDs: []*apiextensionsv1.CustomResourceDefinition{harness.FakeMachineCRD()}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -68,7 +75,7 @@ func run(m *testing.M) int {
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:  "0",
-		Cache:                   controllers.CacheOptions(nil),
+		Cache:                   controllers.CacheOptions(labels.NewSelector().Add(*notOwnManager)),
 		LeaderElection:          true,
 		LeaderElectionNamespace: harness.ManagerNamespace,
 		LeaderElectionID:        leaderElectionID,

@@ -143,21 +143,23 @@ func (d *discoveryLag) askNow(gk schema.GroupKind) {
 }
 
 // kindRetryDeadline returns the earliest of next (zero: none) and, for the infrastructure and the
-// bootstrap reference each, now plus its RetryAfter, or else the retry interval, when it names a
-// kind that is not served, or that the manager may not or could not read (no event would tell
-// when that changes). With neither, it returns next.
+// bootstrap reference each, now plus its RetryAfter (at most the retry interval) when it has one
+// (discovery does not list a version yet, whether the reference could be read at the version
+// read before or not), or else now plus the retry interval when it names a kind that is not
+// served, or that the manager may not or could not read (no event would tell when that
+// changes). With neither, it returns next.
 func (r *MachineReconciler) kindRetryDeadline(in statusInputs, now, next time.Time) time.Time {
 	refs := []refState{in.Infra}
 	if in.Bootstrap != nil {
 		refs = append(refs, *in.Bootstrap)
 	}
 	for _, s := range refs {
-		if s.Unreadable == "" || s.Problem == refContractViolation {
-			continue
-		}
 		wait := r.kindRetryInterval()
-		if s.RetryAfter > 0 {
+		switch {
+		case s.RetryAfter > 0:
 			wait = min(s.RetryAfter, wait)
+		case s.Unreadable == "" || s.Problem == refContractViolation:
+			continue
 		}
 		if retry := now.Add(wait); next.IsZero() || retry.Before(next) {
 			next = retry

@@ -63,6 +63,14 @@ func TestKindRetryDeadline(t *testing.T) {
 	lagging := notInDiscovery(refState{Kind: "UpMachine", Name: "up-2"}, "infrastructure.cluster.x-k8s.io", "v1beta2", 2*time.Second, time.Minute)
 	lagging8 := notInDiscovery(refState{Kind: "UpMachine", Name: "up-2"}, "infrastructure.cluster.x-k8s.io", "v1beta2", 8*time.Second, time.Minute)
 	laggingLong := notInDiscovery(refState{Kind: "UpMachine", Name: "up-2"}, "infrastructure.cluster.x-k8s.io", "v1beta2", time.Hour, time.Minute)
+	// Read at the version read before while discovery does not list the new one yet.
+	readBefore := provisioned()
+	readBefore.RetryAfter = 4 * time.Second
+	readBeforeLong := provisioned()
+	readBeforeLong.RetryAfter = time.Hour
+	violationBefore := violation
+	violationBefore.RetryAfter = 2 * time.Second
+	missingBefore := refState{Kind: "UpMachine", Name: "up-2", RetryAfter: 8 * time.Second}
 	cases := []struct {
 		name string
 		in   statusInputs
@@ -83,6 +91,12 @@ func TestKindRetryDeadline(t *testing.T) {
 		{"not in discovery, infrastructure kind forbidden", statusInputs{Infra: forbidden, Bootstrap: &lagging}, time.Time{}, at(2)},
 		{"not in discovery, an earlier deadline wins", statusInputs{Infra: lagging8}, at(5), at(5)},
 		{"not in discovery: never later than the interval", statusInputs{Infra: laggingLong}, time.Time{}, at(60)},
+		{"read at the version read before: discovery asked again", statusInputs{Infra: readBefore}, time.Time{}, at(4)},
+		{"bootstrap read at the version read before", statusInputs{Infra: provisioned(), Bootstrap: &readBefore}, at(300), at(4)},
+		{"read at the version read before, an earlier deadline wins", statusInputs{Infra: readBefore}, at(3), at(3)},
+		{"read at the version read before: never later than the interval", statusInputs{Infra: readBeforeLong}, time.Time{}, at(60)},
+		{"a contract violation read at the version read before", statusInputs{Infra: violationBefore}, time.Time{}, at(2)},
+		{"not found at the version read before", statusInputs{Infra: missingBefore}, time.Time{}, at(8)},
 	}
 	for _, tc := range cases {
 		if got := r.kindRetryDeadline(tc.in, t0, tc.next); !got.Equal(tc.want) {

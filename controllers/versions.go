@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -15,9 +16,11 @@ import (
 
 // The manager follows the API versions of referenced kinds while it runs (docs/reliability.md,
 // "Referenced kinds whose API versions change"): it watches CustomResourceDefinitions, reads a
-// kind at the version its CRD serves now (chosen by versionOf, servedversion.go), stops the watch of a version
-// that is no longer chosen, and reconciles the Machines referencing a kind whenever its CRD
-// changes. Kinds without a CRD (aggregated APIs) are resolved with the RESTMapper (unserved.go).
+// kind at the version its CRD picks (versionOf, servedversion.go) once discovery lists it, and
+// until then at the version read before while the CRD still serves it (versionToRead), stops
+// the watch of a version that is no longer read, and reconciles the Machines referencing a kind
+// whenever its CRD changes. Kinds without a CRD (aggregated APIs) are resolved with the
+// RESTMapper (unserved.go).
 
 // crdGVK is the CustomResourceDefinition kind, read as unstructured so that the reconciler
 // needs nothing in its manager's scheme.
@@ -67,44 +70,84 @@ func (r *MachineReconciler) crdFor(ctx context.Context, gk schema.GroupKind) (*a
 	return nil, nil
 }
 
-// kindMapping resolves gk to the version to read and its resource. A kind defined by a CRD is
-// resolved from the CRD (versionOf), and the version recorded (chooseVersion, which stops the
-// watches of another version when it changed); when the CRD cannot be read at any version, or
-// is gone after the kind was seen defined by one, the result is a *meta.NoKindMatchError
-// wrapped with why. Other kinds are resolved by restMapping (discovery).
-func (r *MachineReconciler) kindMapping(ctx context.Context, gk schema.GroupKind) (*meta.RESTMapping, string, error) {
+// kindRead is how a referenced kind is read now (kindMapping).
+type kindRead struct {
+	// mapping is the version read and its resource; nil with a *meta.NoKindMatchError (why says
+	// why, when known), or while discovery does not list the only version that can be read
+	// (waiting).
+	mapping *meta.RESTMapping
+	why     string
+	// waiting is the version the kind's CRD picks that discovery does not list yet ("" none), and
+	// wait how long before discovery is asked about it again.
+	waiting string
+	wait    time.Duration
+}
+
+// kindMapping resolves gk to the version to read at now and its resource. A kind defined by a
+// CRD (or seen defined by one) is resolved from the CRD and discovery by followVersion; when no
+// version can be read (the CRD is gone, being deleted, not established or serves nothing) the
+// error is a *meta.NoKindMatchError and the result says why. Other kinds are resolved by
+// restMapping (discovery). Errors listing the CRDs are returned as they are.
+func (r *MachineReconciler) kindMapping(ctx context.Context, gk schema.GroupKind, now time.Time) (kindRead, error) {
 	crd, err := r.crdFor(ctx, gk)
 	if err != nil {
-		return nil, "", err
+		return kindRead{}, err
 	}
-	if crd == nil {
-		if r.watches.definedByCRD(gk) {
-			r.chooseVersion(ctx, gk, "", true)
-			return nil, "its CustomResourceDefinition was deleted", &meta.NoKindMatchError{GroupKind: gk}
-		}
-		m, err := r.restMapping(gk, r.clock().Now())
-		return m, "", err
+	if crd == nil && !r.watches.definedByCRD(gk) {
+		m, err := r.restMapping(gk, now)
+		return kindRead{mapping: m}, err
 	}
-	v, why := versionOf(crd)
-	r.chooseVersion(ctx, gk, v, true)
-	if v == "" {
-		return nil, why, &meta.NoKindMatchError{GroupKind: gk}
+	vr, wait := r.followVersion(ctx, gk, crd, true, now)
+	kr := kindRead{why: vr.Why, waiting: vr.Waiting, wait: wait}
+	switch vr.Version {
+	case "":
+		return kr, &meta.NoKindMatchError{GroupKind: gk}
+	case vr.Waiting:
+		return kr, nil
 	}
 	scope := meta.RESTScopeNamespace
 	if crd.Spec.Scope == apiextensionsv1.ClusterScoped {
 		scope = meta.RESTScopeRoot
 	}
-	return &meta.RESTMapping{
-		Resource:         schema.GroupVersionResource{Group: gk.Group, Version: v, Resource: crd.Spec.Names.Plural},
-		GroupVersionKind: gk.WithVersion(v),
+	kr.mapping = &meta.RESTMapping{
+		Resource:         schema.GroupVersionResource{Group: gk.Group, Version: vr.Version, Resource: crd.Spec.Names.Plural},
+		GroupVersionKind: gk.WithVersion(vr.Version),
 		Scope:            scope,
-	}, "", nil
+	}
+	return kr, nil
+}
+
+// followVersion decides which version of gk to read at now (versionToRead) from its CRD (nil:
+// deleted), the version read so far and discovery (inDiscovery, whose backoff paces how often
+// discovery is asked), and records it (chooseVersion, which stops the watches of every other
+// version) — except while it keeps reading the version read so far because discovery does not
+// list the one the CRD picks yet: that version's watches stay, and a reconcile that decided
+// so after another version was recorded has its watch refused (startWatch) and reads again.
+// With record false, a kind not recorded yet is left alone (a CRD event about a kind no Machine
+// read). It returns the decision and, when it waits for a version, how long before discovery is
+// asked about it again.
+func (r *MachineReconciler) followVersion(ctx context.Context, gk schema.GroupKind, crd *apiextensionsv1.CustomResourceDefinition, record bool, now time.Time) (versionRead, time.Duration) {
+	previous, ok := r.watches.chosenVersion(gk)
+	if !ok && !record {
+		return versionRead{}, 0
+	}
+	waits := map[string]time.Duration{}
+	vr := versionToRead(crd, previous, func(v string) bool {
+		wait, listed := r.inDiscovery(gk.WithVersion(v), now)
+		waits[v] = wait
+		return listed
+	})
+	if vr.Waiting == "" || vr.Waiting == vr.Version {
+		r.chooseVersion(ctx, gk, vr.Version, record)
+	}
+	return vr, waits[vr.Waiting]
 }
 
 // machinesForCRD maps a CRD change to the Machines referencing its kind, after bringing the
-// watches of the kind in line with the CRD (a deleted or unserved version stops at once, even
-// when no Machine references the kind any more), and forgets that the kind was not served (its
-// versions missing from discovery are asked about again at the next read).
+// watches of the kind in line with the CRD (followVersion: a deleted or unserved version stops
+// at once, even when no Machine references the kind any more; a version still served and
+// listed is kept until discovery lists the one picked), and forgets that the kind was not
+// served (its versions missing from discovery are asked about again at once).
 func (r *MachineReconciler) machinesForCRD(ctx context.Context, obj client.Object) []reconcile.Request {
 	crd := crdOf(obj)
 	if crd == nil {
@@ -114,11 +157,7 @@ func (r *MachineReconciler) machinesForCRD(ctx context.Context, obj client.Objec
 	r.unserved.forget(gk)
 	r.discoveryLag.askNow(gk)
 	if current, err := r.crdFor(ctx, gk); err == nil {
-		keep := ""
-		if current != nil {
-			keep, _ = versionOf(current)
-		}
-		r.chooseVersion(ctx, gk, keep, false)
+		r.followVersion(ctx, gk, current, false, r.clock().Now())
 	}
 	return r.machineRequests(ctx, client.MatchingFields{machineRefKindIndex: groupKindKey(gk)})
 }

@@ -72,10 +72,17 @@ func (w *watchSet) list() map[watchKey]schema.GroupVersionResource {
 
 // definedByCRD reports whether gk was ever seen defined by a CRD (chooseVersion).
 func (w *watchSet) definedByCRD(gk schema.GroupKind) bool {
+	_, ok := w.chosenVersion(gk)
+	return ok
+}
+
+// chosenVersion returns the version of gk read now ("" none) and true, or false when gk was
+// never seen defined by a CRD (chooseVersion).
+func (w *watchSet) chosenVersion(gk schema.GroupKind) (string, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, ok := w.chosen[gk]
-	return ok
+	v, ok := w.chosen[gk]
+	return v, ok
 }
 
 // chooseVersion records v as the version of gk read now ("" none), gk being defined by a CRD.

@@ -37,23 +37,11 @@ func startShard(t *testing.T, selector, fieldOwner string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	r := &controllers.MachineReconciler{
 		Client: mgr.GetClient(), Cache: mgr.GetCache(), RESTMapper: mgr.GetRESTMapper(),
 		Recorder: mgr.GetEventRecorder(fieldOwner), FieldOwner: fieldOwner,
 	}
-	if err := r.SetupWithManager(ctx, mgr); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager %s: %v", fieldOwner, err)
-		}
-	})
+	harness.RunManager(t, fieldOwner, mgr, func(ctx context.Context) error { return r.SetupWithManager(ctx, mgr) })
 }
 
 // TestShardsSplitAFleet: two managers with disjoint --machine-selector values against one API
