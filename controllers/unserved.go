@@ -116,14 +116,14 @@ func (d *discoveryLag) found(gvk schema.GroupVersionKind) {
 	delete(d.missing, gvk)
 }
 
-// forgetKind forgets every version of gk missing from discovery, so that a version served again
-// later starts its wait over at DiscoveryRetryInterval (its CRD was deleted, or the version read
-// changed).
-func (d *discoveryLag) forgetKind(gk schema.GroupKind) {
+// keepOnly forgets every version of gk missing from discovery but version ("": every one), so
+// that a version missing again later starts its wait over at DiscoveryRetryInterval (its CRD was
+// deleted, the version read changed, or the version is no longer waited for: followVersion).
+func (d *discoveryLag) keepOnly(gk schema.GroupKind, version string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for gvk := range d.missing {
-		if gvk.GroupKind() == gk {
+		if gvk.GroupKind() == gk && gvk.Version != version {
 			delete(d.missing, gvk)
 		}
 	}

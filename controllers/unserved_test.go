@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -168,40 +169,71 @@ func TestNotInDiscoveryState(t *testing.T) {
 	}
 }
 
-// TestDiscoveryLagRestartsWhenTheVersionChanges: a version still missing from discovery when its
-// CRD is deleted (or the version read changes) is waited for from DiscoveryRetryInterval again
-// once served again, not from where the old wait had grown to.
+// TestDiscoveryLagRestartsWhenTheVersionChanges: the wait for a version missing from discovery
+// (followVersion, as reads and CRD events apply it) starts over at DiscoveryRetryInterval when the
+// version read changes or the CRD is deleted, and when a version that was waited for and no
+// longer is (its addition rolled back while the version before was read) is added again: it is
+// not waited for from where the old wait had grown to. A CRD event that changes the version read
+// asks discovery once: the reconciles it queues are told the rest of that step.
 func TestDiscoveryLagRestartsWhenTheVersionChanges(t *testing.T) {
+	ctx := context.Background()
 	gk := schema.GroupKind{Group: "infrastructure.cluster.x-k8s.io", Kind: "UpMachine"}
-	v2, v3 := gk.WithVersion("v1beta2"), gk.WithVersion("v1beta3")
+	mapper := &countingMapper{DefaultRESTMapper: meta.NewDefaultRESTMapper(nil)}
+	mapper.Add(gk.WithVersion("v1beta1"), meta.RESTScopeNamespace) // only v1beta1 is ever listed
+	r := &MachineReconciler{RESTMapper: mapper, KindRetryInterval: time.Minute}
+	served := func(v string, storage bool) crdVersion { return crdVersion{v, true, storage} }
+	dropped := func(v string) crdVersion { return crdVersion{v, false, false} }
+	type result struct {
+		Read  versionRead
+		Wait  time.Duration
+		Calls int // RESTMapper calls in the step
+	}
+	waiting := func(v string) versionRead { return versionRead{Version: v, Waiting: v} }
+	keeping := func(v, w string) versionRead { return versionRead{Version: v, Waiting: w} }
 	steps := []struct {
-		name    string
-		version string // chosen before the ask ("-": no change)
-		gvk     schema.GroupVersionKind
-		at      int
-		want    time.Duration
+		name   string
+		crd    *apiextensionsv1.CustomResourceDefinition
+		record bool // a reconcile (true) or a CRD event (false)
+		at     int
+		want   result
 	}{
-		{"v1beta2 served, missing from discovery", "v1beta2", v2, 0, 2 * time.Second},
-		{"still missing 100 s later", "-", v2, 100, time.Minute},
-		{"the CRD deleted, then re-created serving v1beta2", "", v2, 3600, 2 * time.Second},
-		{"still missing", "-", v2, 3700, time.Minute},
-		{"v1beta3 read instead, missing", "v1beta3", v3, 3800, 2 * time.Second},
-		{"back to v1beta2, missing", "v1beta2", v2, 3900, 2 * time.Second},
+		{"v1beta2 served, missing from discovery", upCRD(nil, true, served("v1beta2", true)), true, 0,
+			result{waiting("v1beta2"), 2 * time.Second, 1}},
+		{"still missing 100 s later", upCRD(nil, true, served("v1beta2", true)), true, 100,
+			result{waiting("v1beta2"), time.Minute, 1}},
+		{"the CRD deleted", nil, false, 3600, result{versionRead{Why: "its CustomResourceDefinition was deleted"}, 0, 0}},
+		{"re-created serving v1beta2", upCRD(nil, true, served("v1beta2", true)), true, 3600,
+			result{waiting("v1beta2"), 2 * time.Second, 1}},
+		{"still missing", upCRD(nil, true, served("v1beta2", true)), true, 3700,
+			result{waiting("v1beta2"), time.Minute, 1}},
+		{"v1beta3 read instead, missing", upCRD(nil, true, dropped("v1beta2"), served("v1beta3", true)), true, 3800,
+			result{waiting("v1beta3"), 2 * time.Second, 1}},
+		{"back to v1beta2, missing", upCRD(nil, true, served("v1beta2", true), dropped("v1beta3")), true, 3900,
+			result{waiting("v1beta2"), 2 * time.Second, 1}},
+		{"v1beta1 listed", upCRD(nil, true, served("v1beta1", true)), true, 4000,
+			result{versionRead{Version: "v1beta1"}, 0, 1}},
+		{"v1beta3 added beside v1beta1: v1beta1 kept", upCRD(nil, true, served("v1beta1", false), served("v1beta3", true)), true, 4100,
+			result{keeping("v1beta1", "v1beta3"), 2 * time.Second, 2}},
+		{"v1beta3 still missing 100 s later", upCRD(nil, true, served("v1beta1", false), served("v1beta3", true)), true, 4200,
+			result{keeping("v1beta1", "v1beta3"), time.Minute, 2}},
+		{"v1beta3 rolled back", upCRD(nil, true, served("v1beta1", true)), true, 4300,
+			result{versionRead{Version: "v1beta1"}, 0, 1}},
+		{"v1beta3 added again an hour later", upCRD(nil, true, served("v1beta1", false), served("v1beta3", true)), true, 7900,
+			result{keeping("v1beta1", "v1beta3"), 2 * time.Second, 2}},
+		{"the CRD event dropping v1beta1 100 s later", upCRD(nil, true, dropped("v1beta1"), served("v1beta3", true)), false, 8000,
+			result{waiting("v1beta3"), 2 * time.Second, 1}},
+		{"a reconcile it queued", upCRD(nil, true, dropped("v1beta1"), served("v1beta3", true)), true, 8000,
+			result{waiting("v1beta3"), 2 * time.Second, 0}},
 	}
-	r := &MachineReconciler{}
-	var got, want []time.Duration
 	for _, s := range steps {
-		if s.version == "" {
-			r.chooseVersion(context.Background(), gk, "", true)
-			r.chooseVersion(context.Background(), gk, "v1beta2", true)
-		} else if s.version != "-" {
-			r.chooseVersion(context.Background(), gk, s.version, true)
+		if !s.record {
+			r.discoveryLag.askNow(gk) // as machinesForCRD does
 		}
-		got = append(got, r.discoveryLag.retryAfter(s.gvk, at(s.at), time.Minute))
-		want = append(want, s.want)
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("retryAfter (-want +got):\n%s", d)
+		calls := mapper.calls
+		read, wait := r.followVersion(ctx, gk, s.crd, s.record, at(s.at))
+		if d := cmp.Diff(s.want, result{read, wait, mapper.calls - calls}); d != "" {
+			t.Errorf("%s (-want +got):\n%s", s.name, d)
+		}
 	}
 }
 

@@ -120,12 +120,14 @@ func (r *MachineReconciler) kindMapping(ctx context.Context, gk schema.GroupKind
 // followVersion decides which version of gk to read at now (versionToRead) from its CRD (nil:
 // deleted), the version read so far and discovery (inDiscovery, whose backoff paces how often
 // discovery is asked), and records it (chooseVersion, which stops the watches of every other
-// version) — except while it keeps reading the version read so far because discovery does not
+// version; the wait for a version missing from discovery then starts over) — except while it keeps reading the version read so far because discovery does not
 // list the one the CRD picks yet: that version's watches stay, and a reconcile that decided
 // so after another version was recorded has its watch refused (startWatch) and reads again.
 // With record false, a kind not recorded yet is left alone (a CRD event about a kind no Machine
-// read). It returns the decision and, when it waits for a version, how long before discovery is
-// asked about it again.
+// read). Of the kind's versions missing from discovery, only the one waited for keeps its wait
+// (discoveryLag): a version no longer waited for (listed, or no longer picked) starts over at
+// DiscoveryRetryInterval if it is waited for again. It returns the decision and, when it waits
+// for a version, how long before discovery is asked about it again.
 func (r *MachineReconciler) followVersion(ctx context.Context, gk schema.GroupKind, crd *apiextensionsv1.CustomResourceDefinition, record bool, now time.Time) (versionRead, time.Duration) {
 	previous, ok := r.watches.chosenVersion(gk)
 	if !ok && !record {
@@ -137,8 +139,20 @@ func (r *MachineReconciler) followVersion(ctx context.Context, gk schema.GroupKi
 		waits[v] = wait
 		return listed
 	})
+	changed := false
 	if vr.Waiting == "" || vr.Waiting == vr.Version {
-		r.chooseVersion(ctx, gk, vr.Version, record)
+		changed = r.chooseVersion(ctx, gk, vr.Version, record)
+	}
+	// Only the wait for the version waited for is kept: any other starts over at
+	// DiscoveryRetryInterval if that version is waited for again, and so does this one when the
+	// version read changed (it was found missing just now).
+	if changed {
+		r.discoveryLag.keepOnly(gk, "")
+		if vr.Waiting != "" {
+			waits[vr.Waiting] = r.discoveryLag.retryAfter(gk.WithVersion(vr.Waiting), now, r.kindRetryInterval())
+		}
+	} else {
+		r.discoveryLag.keepOnly(gk, vr.Waiting)
 	}
 	return vr, waits[vr.Waiting]
 }
