@@ -385,7 +385,7 @@ func findCondition(list []metav1.Condition, t string) *metav1.Condition {
 type typeIndex struct {
 	list   []metav1.Condition
 	linear bool
-	slots  [2 * maxIndexedConditions]uint8 // position in list + 1; 0 is an empty slot
+	slots  [1 << slotBits]uint8 // position in list + 1; 0 is an empty slot (twice maxIndexedConditions: probing always meets one)
 }
 
 // maxIndexedConditions is the longest list typeIndex indexes: the 64 conditions the Machine CRD
@@ -445,22 +445,23 @@ func (s positions) has(p int) bool {
 	return p >= 0 && s&(1<<p) != 0 // 1<<p is 0 from p = positionsSize on
 }
 
-// typeHash picks the slot of type t in a table of 2*maxIndexedConditions slots from its length
-// and its first, middle and last two bytes: O(1), which is what matters for types of 10 to 60 bytes;
-// types that share a slot (e.g. of equal length ending alike) cost a probe and a comparison more,
-// never a wrong answer.
+// typeHash picks the slot of type t in typeIndex's table of 1<<slotBits slots
+// from its length and its first, middle and last two bytes, mixed by one multiplication whose
+// top slotBits bits are the slot (Fibonacci hashing): O(1), which is what matters for types of 10
+// to 60 bytes. Types that share a slot cost a probe and a comparison more, never a wrong answer;
+// the Machine's and Cluster API's Machine condition types each get a slot of their own
+// (TestTypeHashSpreads).
 func typeHash(t string) uint32 {
 	n := len(t)
 	if n == 0 {
 		return 0
 	}
-	h := uint32(n)*2654435761 ^ //nolint:gosec // G115: only the low bits of the length matter
-		uint32(t[0])*40503 ^ uint32(t[n-1])*2246822519 ^ uint32(t[n/2])*3266489917
-	if n > 1 {
-		h ^= uint32(t[n-2]) * 668265263
-	}
-	return (h ^ h>>15) % (2 * maxIndexedConditions)
+	w := uint32(n) ^ uint32(t[0])<<8 ^ uint32(t[n/2])<<16 ^ uint32(t[n-1])<<24 ^ uint32(t[max(n-2, 0)])<<3 //nolint:gosec // G115: only the low bits of the length matter
+	return w * 2654435761 >> (32 - slotBits)
 }
+
+// slotBits is the number of bits of a slot of typeIndex's table: 1<<slotBits slots.
+const slotBits = 7
 
 // itemText is what a summary says about a present condition: its message, else its reason,
 // else its status.

@@ -11,7 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
 )
 
@@ -219,6 +221,50 @@ func TestTypeIndex(t *testing.T) {
 				t.Errorf("%s: find(%q) = %d, want %d (the first of the type)", name, typ, got, want)
 			}
 		}
+	}
+}
+
+// TestTypeHashSpreads: the condition types of a machinestatus Machine (which Summarize indexes
+// on every reconcile) and those of a Cluster API v1beta2 Machine each get a slot of their own,
+// so every lookup finds its type at the first probe; fifty provider gates beside them share few.
+func TestTypeHashSpreads(t *testing.T) {
+	machine := []string{v1alpha1.MachineReadyCondition, v1alpha1.MachineBootstrapConfigReadyCondition,
+		v1alpha1.MachineInfrastructureReadyCondition, v1alpha1.MachineNodeReadyCondition, v1alpha1.MachineNodeHealthyCondition,
+		v1alpha1.MachineHealthCheckSucceededCondition, v1alpha1.MachineUpdatingCondition, v1alpha1.MachineDrainingCondition,
+		v1alpha1.MachineStandbyCondition, v1alpha1.MachineDeletingCondition, v1alpha1.MachinePausedCondition,
+		v1alpha1.MachineStalledCondition}
+	clusterAPI := []string{clusterv1.MachineAvailableCondition, clusterv1.MachineReadyCondition, clusterv1.MachineUpToDateCondition,
+		clusterv1.MachineUpdatingCondition, clusterv1.MachineBootstrapConfigReadyCondition, clusterv1.MachineInfrastructureReadyCondition,
+		clusterv1.MachineNodeHealthyCondition, clusterv1.MachineNodeReadyCondition, clusterv1.MachineHealthCheckSucceededCondition,
+		clusterv1.MachineOwnerRemediatedCondition, clusterv1.MachineExternallyRemediatedCondition, clusterv1.MachineDeletingCondition,
+		clusterv1.PausedCondition}
+	for name, types := range map[string][]string{"machinestatus Machine": machine, "Cluster API Machine": clusterAPI} {
+		slots := map[uint32]string{}
+		for _, typ := range types {
+			h := typeHash(typ)
+			if h >= uint32(len(typeIndex{}.slots)) {
+				t.Fatalf("typeHash(%q) = %d, outside the table's %d slots", typ, h, len(typeIndex{}.slots))
+			}
+			if other, ok := slots[h]; ok {
+				t.Errorf("%s: %s and %s share slot %d", name, other, typ, h)
+			}
+			slots[h] = typ
+		}
+	}
+	// Fifty types where the shape of the benchmarks' 50conditions case puts them: a random hash
+	// of 50 types into 128 slots gives about 50*49/2/128 = 9.6 sharing pairs.
+	types := slices.Clone(clusterAPI[:10])
+	for i := len(types); i < 50; i++ {
+		types = append(types, fmt.Sprintf("example.com/Gate%02d", i))
+	}
+	pairs := 0
+	count := map[uint32]int{}
+	for _, typ := range types {
+		pairs += count[typeHash(typ)]
+		count[typeHash(typ)]++
+	}
+	if pairs > 10 {
+		t.Errorf("50 types: %d pairs share a slot, more than a random hash's 9.6", pairs)
 	}
 }
 
