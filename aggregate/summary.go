@@ -293,12 +293,15 @@ func (i *summaryItem) writeLine(b *strings.Builder, maxLen int, plain bool) {
 	var buf [maxSummaryItemBytes + 1]byte
 	line := appendUpTo(buf[:0], i.conditionType)
 	line = appendUpTo(line, ": ")
+	full := false
 	conditions.OneLinePieces(text, func(piece string) bool {
 		line = appendUpTo(line, piece)
-		return true
+		full = len(line) == cap(line)
+		return !full // the rest of a long text is not read
 	})
-	if len(line) <= maxSummaryItemBytes || !utf8.ValidString(text) {
-		// Short after all, or invalid UTF-8 that TruncateTo must replace first.
+	if !full || !utf8.ValidString(text) {
+		// Short after all (every piece read, at most maxSummaryItemBytes), or invalid UTF-8
+		// that TruncateTo must replace first.
 		b.WriteString(i.line())
 		return
 	}
