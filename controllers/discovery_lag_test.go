@@ -145,77 +145,6 @@ func startLaggingManager(t *testing.T, value string, mapper *laggingMapper) *con
 	return r
 }
 
-// statusWatch records, from a watch of the Machines of a namespace, every status written that
-// is not Provisioned with InfrastructureReady True.
-type statusWatch struct {
-	mu     sync.Mutex
-	others []string
-	lastRV string
-}
-
-// watchStatuses watches the Machines of ns from resourceVersion rv until the test ends.
-func watchStatuses(t *testing.T, ns, rv string) *statusWatch {
-	t.Helper()
-	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	w, err := wc.Watch(ctx, &v1alpha1.MachineList{}, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	s := &statusWatch{lastRV: rv}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			m, ok := ev.Object.(*v1alpha1.Machine)
-			if !ok {
-				s.mu.Lock()
-				s.others = append(s.others, fmt.Sprintf("%s event: %v", ev.Type, ev.Object))
-				s.mu.Unlock()
-				continue
-			}
-			c := conditions.Get(m, v1alpha1.MachineInfrastructureReadyCondition)
-			s.mu.Lock()
-			if m.Status.Phase != v1alpha1.MachinePhaseProvisioned || c == nil || c.Status != metav1.ConditionTrue {
-				s.others = append(s.others, harness.Describe(m)+" "+conditionMessage(c))
-			}
-			s.lastRV = m.ResourceVersion
-			s.mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		w.Stop()
-		cancel()
-		<-done
-	})
-	return s
-}
-
-func conditionMessage(c *metav1.Condition) string {
-	if c == nil {
-		return ""
-	}
-	return c.Message
-}
-
-// seen returns the statuses recorded, once the watch has delivered the Machine's write at
-// resourceVersion rv (or none was made since the watch started).
-func (s *statusWatch) seen(t *testing.T, rv string) []string {
-	t.Helper()
-	harness.Wait(t, harness.MachineTimeout, "the watch to deliver resourceVersion "+rv, func(context.Context) (bool, string) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.lastRV == rv, "last delivered " + s.lastRV
-	})
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.others)
-}
-
 // TestVersionAddedWhileDiscoveryLags: a provider's CRD starts serving v1beta2 beside v1beta1
 // (stored from now on), and discovery does not list v1beta2 for a while. The Machine keeps being
 // read, and watched, at v1beta1 meanwhile: every status written from the CRD change until the
@@ -245,7 +174,21 @@ func TestVersionAddedWhileDiscoveryLags(t *testing.T) {
 	env.Create(t, m)
 	provisioned := env.WaitPhase(t, ns, "m", v1alpha1.MachinePhaseProvisioned)
 	waitWatched(t, r, v1.GroupKind(), "v1beta1")
-	statuses := watchStatuses(t, ns, provisioned.ResourceVersion)
+	const steady = "Provisioned, InfrastructureReady True"
+	statuses := env.WatchHistoryFrom(t, &v1alpha1.MachineList{}, ns, provisioned.ResourceVersion, func(o client.Object) (string, bool) {
+		m, ok := o.(*v1alpha1.Machine)
+		if !ok {
+			return fmt.Sprintf("%T", o), true
+		}
+		c := conditions.Get(m, v1alpha1.MachineInfrastructureReadyCondition)
+		if m.Status.Phase == v1alpha1.MachinePhaseProvisioned && c != nil && c.Status == metav1.ConditionTrue {
+			return steady, true
+		}
+		if c == nil {
+			return harness.Describe(m) + ", no InfrastructureReady", true
+		}
+		return harness.Describe(m) + " " + c.Message, true
+	})
 
 	// The provider upgrades: v1beta2 served and stored, v1beta1 still served; discovery lags.
 	mapper.hide(v2, true)
@@ -280,9 +223,8 @@ func TestVersionAddedWhileDiscoveryLags(t *testing.T) {
 
 	mapper.hide(v2, false) // discovery catches up
 	waitWatched(t, r, v1.GroupKind(), "v1beta2")
-	if others := statuses.seen(t, env.GetMachine(t, ns, "m").ResourceVersion); len(others) > 0 {
-		t.Errorf("statuses written during the upgrade, other than Provisioned with InfrastructureReady True:\n%s", strings.Join(others, "\n"))
-	}
+	statuses.WaitDelivered(t, env.GetMachine(t, ns, "m").ResourceVersion)
+	statuses.Check(t, "statuses written during the upgrade", map[string][]string{"m": {steady}})
 
 	env.SetStatus(t, v2, ns, "m", map[string]any{"initialization": map[string]any{"provisioned": true}, "failureReason": "HostLost", "failureMessage": "the host is gone"})
 	env.WaitPhase(t, ns, "m", v1alpha1.MachinePhaseFailed)

@@ -7,8 +7,9 @@
 //   - GrantManager binds ManagerUser to given roles (ManagerRoles: config/rbac's);
 //     StartManager runs the manager binary as its own process.
 //   - Poll and Wait: the one poller (apimachinery's wait), reporting the last "why not yet".
-//   - WatchHistory: every value the objects of a namespace go through, from a watch (client-go's
-//     RetryWatcher), for tests that no intermediate value may be wrong (History.Check).
+//   - WatchHistory and WatchHistoryFrom (from a given resourceVersion): every value the objects of
+//     a namespace go through, from a watch (client-go's RetryWatcher), for tests that no
+//     intermediate value may be wrong (History.Check; History.WaitDelivered waits for a write).
 //   - Helpers on Machines, FakeMachines and Nodes the suites share.
 //
 // It is test code: the manager binary never links it (test/deploy's

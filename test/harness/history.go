@@ -21,30 +21,48 @@ type History struct {
 	mu     sync.Mutex
 	values map[string][]string
 	err    error
+	// last is the resourceVersion of the last event delivered, or the one the watch started at.
+	last string
 }
 
 // WatchHistory lists the objects of list's kind in ns and watches them from that list's
-// resourceVersion (client-go's RetryWatcher: a watch the API server closes is resumed, no change
-// is missed) until t ends. For each object of each event it records value(obj) when ok, once per
-// change of value (a value that comes back after another is recorded again). value must be safe
-// to call from the watch's goroutine. It fails t when the list or the watch cannot start.
+// resourceVersion (WatchHistoryFrom) until t ends. It fails t when the list or the watch cannot
+// start.
 func (e *Env) WatchHistory(t testing.TB, list client.ObjectList, ns string, value func(client.Object) (string, bool)) *History {
 	t.Helper()
 	wc, err := client.NewWithWatch(e.Config, client.Options{Scheme: e.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := wc.List(ctx, list, client.InNamespace(ns)); err != nil {
-		cancel()
+	if err := wc.List(context.Background(), list, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
+	return watchHistory(t, wc, list, ns, list.GetResourceVersion(), value)
+}
+
+// WatchHistoryFrom watches the objects of list's kind in ns from resourceVersion rv (client-go's
+// RetryWatcher: a watch the API server closes is resumed, no change is missed) until t ends. For
+// each object of each event it records value(obj) when ok, once per change of value (a value
+// that comes back after another is recorded again). value must be safe to call from the watch's
+// goroutine. It fails t when the watch cannot start.
+func (e *Env) WatchHistoryFrom(t testing.TB, list client.ObjectList, ns, rv string, value func(client.Object) (string, bool)) *History {
+	t.Helper()
+	wc, err := client.NewWithWatch(e.Config, client.Options{Scheme: e.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return watchHistory(t, wc, list, ns, rv, value)
+}
+
+// watchHistory is WatchHistoryFrom with its client.
+func watchHistory(t testing.TB, wc client.WithWatch, list client.ObjectList, ns, rv string, value func(client.Object) (string, bool)) *History {
+	t.Helper()
 	empty, ok := list.DeepCopyObject().(client.ObjectList)
 	if !ok {
-		cancel()
 		t.Fatalf("%T is no client.ObjectList", list)
 	}
-	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.GetResourceVersion(), &toolscache.ListWatch{
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := watchtools.NewRetryWatcherWithContext(ctx, rv, &toolscache.ListWatch{
 		WatchFuncWithContext: func(ctx context.Context, lo metav1.ListOptions) (watch.Interface, error) {
 			return wc.Watch(ctx, empty.DeepCopyObject().(client.ObjectList), client.InNamespace(ns), &client.ListOptions{Raw: &lo})
 		},
@@ -53,7 +71,7 @@ func (e *Env) WatchHistory(t testing.TB, list client.ObjectList, ns string, valu
 		cancel()
 		t.Fatal(err)
 	}
-	h := &History{values: map[string][]string{}}
+	h := &History{values: map[string][]string{}, last: rv}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -63,9 +81,8 @@ func (e *Env) WatchHistory(t testing.TB, list client.ObjectList, ns string, valu
 				h.fail(fmt.Errorf("the watch failed: %w", apierrors.FromObject(ev.Object)))
 			case watch.Added, watch.Modified, watch.Deleted:
 				if obj, ok := ev.Object.(client.Object); ok {
-					if v, ok := value(obj); ok {
-						h.record(obj.GetName(), v)
-					}
+					v, ok := value(obj)
+					h.record(obj.GetName(), v, ok, obj.GetResourceVersion())
 				}
 			}
 		}
@@ -78,9 +95,24 @@ func (e *Env) WatchHistory(t testing.TB, list client.ObjectList, ns string, valu
 	return h
 }
 
-func (h *History) record(name, v string) {
+// WaitDelivered waits until the watch has delivered the event of resourceVersion rv (at once when
+// the watch started at rv), so that the values recorded include every change up to rv.
+func (h *History) WaitDelivered(t testing.TB, rv string) {
+	t.Helper()
+	Wait(t, MachineTimeout, "the watch to deliver resourceVersion "+rv, func(context.Context) (bool, string) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.last == rv, "last delivered " + h.last
+	})
+}
+
+func (h *History) record(name, v string, ok bool, rv string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.last = rv
+	if !ok {
+		return
+	}
 	if seen := h.values[name]; len(seen) == 0 || seen[len(seen)-1] != v {
 		h.values[name] = append(seen, v)
 	}
