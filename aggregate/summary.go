@@ -351,8 +351,9 @@ func summaryMessage(issues, unknowns *summaryItems) string {
 	}
 	more := issues.n + unknowns.n - shown
 	var n [20]byte
-	count := strconv.AppendInt(n[:0], int64(more), 10)
+	var count []byte
 	if more > 0 {
+		count = strconv.AppendInt(n[:0], int64(more), 10)
 		size += len(itemSeparator+"and ") + len(count) + len(" more")
 	}
 	var b strings.Builder
@@ -448,10 +449,9 @@ func (s positions) has(p int) bool {
 	return p >= 0 && s&(1<<p) != 0 // 1<<p is 0 from p = positionsSize on
 }
 
-// typeHash picks the slot of type t in typeIndex's table of 1<<slotBits slots
-// from its length and its first, middle and last two bytes, mixed by one multiplication whose
-// top slotBits bits are the slot (Fibonacci hashing): O(1), which is what matters for types of 10
-// to 60 bytes. Types that share a slot cost a probe and a comparison more, never a wrong answer;
+// typeHash picks the slot of type t in typeIndex's table of 1<<slotBits slots from its length
+// and its first, middle and last two bytes, mixed by one multiplication whose top slotBits bits
+// are the slot (Fibonacci hashing): O(1), which is what matters for types of 10 to 60 bytes. Types that share a slot cost a probe and a comparison more, never a wrong answer;
 // the Machine's and Cluster API's Machine condition types each get a slot of their own
 // (TestTypeHashSpreads).
 func typeHash(t string) uint32 {
