@@ -112,6 +112,18 @@ func TestKstatus(t *testing.T) {
 	}
 	waitKstatus(t, ns, name, status.CurrentStatus)
 
+	// Updating (spec.version ahead of the Node's kubelet): Ready stays True (it does not
+	// summarize Updating), so once the new generation is observed the Machine is Current while it
+	// updates (docs/kubectl.md: wait for Updating=False to see an update end).
+	env.UpdateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Version = "v1.36.4" })
+	env.WaitPhase(t, ns, name, v1alpha1.MachinePhaseUpdating)
+	waitKstatus(t, ns, name, status.CurrentStatus)
+	if m := env.GetMachine(t, ns, name); m.Status.Phase != v1alpha1.MachinePhaseUpdating {
+		t.Fatalf("Current while updating expected, but the update ended first: %s", harness.Describe(m))
+	}
+	env.UpdateNode(t, node, func(n *corev1.Node) { n.Status.NodeInfo.KubeletVersion = "v1.36.4" })
+	env.WaitPhase(t, ns, name, v1alpha1.MachinePhaseRunning)
+
 	// Failed: a terminal failure of the infrastructure; Stalled carries lastOperation's description.
 	env.SetStatus(t, harness.InfraGVK, ns, name, map[string]any{
 		"initialization": map[string]any{"provisioned": true},
