@@ -33,15 +33,13 @@ func quickValid(condition metav1.Condition) bool {
 // maxTypeLength characters.
 func quickValidType(t string) bool {
 	var known string
-	return quickValidTypeKnown(t, &known)
+	return alnumName(t) || quickValidTypeKnown(t, &known)
 }
 
-// quickValidTypeKnown is quickValidType, except that a prefix equal to *known (one found valid
-// before) is not checked again; a prefix it finds valid is stored in *known.
+// quickValidTypeKnown is quickValidType without its first test (alnumName, the usual CamelCase
+// type, which callers try first), except that a prefix equal to *known (one found valid before)
+// is not checked again; a prefix it finds valid is stored in *known.
 func quickValidTypeKnown(t string, known *string) bool {
-	if alnumName(t) {
-		return true // the usual CamelCase type, eight bytes at a time
-	}
 	if len(t) == 0 || len(t) > maxTypeLength {
 		return false
 	}
@@ -138,11 +136,19 @@ func isAlpha(c byte) bool      { return charClass[c]&classAlpha != 0 }
 func isAlnum(c byte) bool      { return charClass[c]&(classAlpha|classDigit) != 0 }
 func isLowerAlnum(c byte) bool { return charClass[c]&classLower != 0 }
 
-// alnumName reports whether t is 8 to maxTypeNameBytes ASCII letters and digits: a valid
-// condition type without a prefix, recognised eight bytes at a time (the last eight overlap the
-// ones before when the length is not a multiple of eight).
+// alnumName reports whether t is 1 to maxTypeNameBytes ASCII letters and digits: a valid
+// condition type without a prefix, recognised eight bytes at a time from eight bytes on (the
+// last eight overlap the ones before when the length is not a multiple of eight).
 func alnumName(t string) bool {
-	if len(t) < 8 || len(t) > maxTypeNameBytes {
+	if len(t) < 8 {
+		for i := range len(t) {
+			if !isAlnum(t[i]) {
+				return false
+			}
+		}
+		return len(t) > 0
+	}
+	if len(t) > maxTypeNameBytes {
 		return false
 	}
 	for i := 0; i+8 < len(t); i += 8 {

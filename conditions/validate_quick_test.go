@@ -173,11 +173,11 @@ func TestValidateTypes(t *testing.T) {
 }
 
 // TestAlnumName: the whole of the type is checked (each block, and the last bytes however the
-// length falls), and only names of 8 to 63 letters and digits pass.
+// length falls), and only names of 1 to 63 letters and digits pass.
 func TestAlnumName(t *testing.T) {
 	for n := range 70 {
 		name := strings.Repeat("aZ9", 30)[:n]
-		if got, want := alnumName(name), n >= 8 && n <= 63; got != want {
+		if got, want := alnumName(name), n >= 1 && n <= 63; got != want {
 			t.Errorf("alnumName(%d letters and digits) = %v, want %v", n, got, want)
 		}
 		for at := range n {
