@@ -488,3 +488,27 @@ func BenchmarkNewAggregateCondition(b *testing.B) {
 		}
 	}
 }
+
+// TestAggregateOptionFunc: an option of one's own is applied in order with this package's (a
+// later one wins for a single value), and a nil one does nothing.
+func TestAggregateOptionFunc(t *testing.T) {
+	from := []*v1alpha1.Machine{named("db-0", cond("Available", T, "Up", 0))}
+	backends := aggregate.AggregateOptionFunc(func(o *aggregate.AggregateOptions) {
+		o.TargetConditionType, o.Kind, o.KindPlural = "BackendsAvailable", "backend", "backends"
+	})
+	got, err := aggregate.NewAggregateCondition(from, "Available",
+		aggregate.TargetConditionType("Ignored"), backends, aggregate.AggregateOptionFunc(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Type != "BackendsAvailable" {
+		t.Errorf("type %q, want BackendsAvailable (the option of one's own comes last)", got.Type)
+	}
+	got, err = aggregate.NewAggregateCondition(from, "Available", backends, aggregate.TargetConditionType("DatabasesAvailable"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Type != "DatabasesAvailable" {
+		t.Errorf("type %q, want DatabasesAvailable (TargetConditionType comes last)", got.Type)
+	}
+}

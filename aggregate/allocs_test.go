@@ -3,6 +3,7 @@ package aggregate_test
 import (
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/machinestatus/machinestatus/aggregate"
@@ -108,6 +109,41 @@ func TestSummarizeSteadyNotRunningKeepsLastOperation(t *testing.T) {
 			}
 			if allocs > tc.maxAllocs {
 				t.Errorf("%v allocations per Summarize, want at most %v (Ready's message, the description's pieces)", allocs, tc.maxAllocs)
+			}
+		})
+	}
+}
+
+// TestNewSummaryConditionAllocations guards the options' cost: the options of a call stay on
+// the caller's stack (SummaryOption is sealed), so a summary allocates its result and, when it
+// has one, its message; nothing else.
+func TestNewSummaryConditionAllocations(t *testing.T) {
+	scope := []string{"BootstrapConfigReady", "Deleting", "InfrastructureReady", "NodeReady", "example.com/NetworkReady"}
+	negative := []string{"Deleting"}
+	for _, tc := range []struct {
+		name   string
+		node   metav1.ConditionStatus
+		allocs float64
+	}{
+		{"True: the result only", T, 1},
+		{"False: the result and its message", F, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := machine(conds(
+				cond("BootstrapConfigReady", T, "DataSecretCreated", 0),
+				cond("Deleting", F, "NotDeleting", 0),
+				cond("InfrastructureReady", T, "Provisioned", 0),
+				cond("NodeReady", tc.node, "KubeletReady", 0, "kubelet is posting ready status"),
+				cond("example.com/NetworkReady", T, "Attached", 0),
+			))
+			allocs := testing.AllocsPerRun(100, func() {
+				if _, err := aggregate.NewSummaryCondition(m, "Ready",
+					aggregate.ForConditionTypes(scope...), aggregate.NegativePolarityConditionTypes(negative...)); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs != tc.allocs {
+				t.Errorf("NewSummaryCondition: %v allocations per run, want %v", allocs, tc.allocs)
 			}
 		})
 	}

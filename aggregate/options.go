@@ -6,10 +6,24 @@ import (
 	"github.com/machinestatus/machinestatus/conditions"
 )
 
-// SummaryOption configures NewSummaryCondition and SetSummaryCondition.
+// SummaryOption configures NewSummaryCondition and SetSummaryCondition: this package's options
+// (ForConditionTypes, NegativePolarityConditionTypes, IgnoreTypesIfMissing, WithSetOptions), or
+// a SummaryOptionFunc of one's own. The interface is sealed (its method is unexported) so that
+// the options of a call stay on the caller's stack: a summary allocates only its message and
+// its result (docs/benchmarks.md).
 type SummaryOption interface {
-	// ApplyToSummary applies this option to the given summary options.
-	ApplyToSummary(*SummaryOptions)
+	applyToSummary(*SummaryOptions)
+}
+
+// SummaryOptionFunc is an option of one's own: it changes the summary options it is given, e.g.
+// to add a bundle of types in one option. It is applied in order with the others and may
+// append to their lists (they are its own copies). A nil one does nothing.
+type SummaryOptionFunc func(*SummaryOptions)
+
+func (f SummaryOptionFunc) applyToSummary(o *SummaryOptions) {
+	if f != nil {
+		f(o)
+	}
 }
 
 // SummaryOptions are the options of a summary. Each list option adds to what earlier options
@@ -37,16 +51,17 @@ type SummaryOptions struct {
 func (o *SummaryOptions) ApplyOptions(opts []SummaryOption) *SummaryOptions {
 	for _, opt := range opts {
 		if opt != nil {
-			opt.ApplyToSummary(o)
+			opt.applyToSummary(o)
 		}
 	}
 	return o
 }
 
 // applySummaryOptions is ApplyOptions for NewSummaryCondition and SetSummaryCondition, with the
-// same result, but so that o can live on the caller's stack: it applies this package's options
-// itself (sharing their lists until something is appended to them) and gives an option of
-// another type a heap copy of o with lists of its own.
+// same result, but so that o and the options can live on the caller's stack: it applies this
+// package's options itself (sharing their lists until something is appended to them) and gives
+// a SummaryOptionFunc a heap copy of o with lists of its own. The switch names every type that
+// implements the sealed SummaryOption.
 func applySummaryOptions(o *SummaryOptions, opts []SummaryOption) {
 	for _, opt := range opts {
 		switch opt := opt.(type) {
@@ -59,14 +74,17 @@ func applySummaryOptions(o *SummaryOptions, opts []SummaryOption) {
 			o.IgnoreTypesIfMissing = appendShared(o.IgnoreTypesIfMissing, opt)
 		case withSetOptions:
 			o.SetOptions = appendShared(o.SetOptions, opt)
-		default:
+		case SummaryOptionFunc:
+			if opt == nil {
+				continue
+			}
 			own := &SummaryOptions{
 				ConditionTypes:                 slices.Clone(o.ConditionTypes),
 				NegativePolarityConditionTypes: slices.Clone(o.NegativePolarityConditionTypes),
 				IgnoreTypesIfMissing:           slices.Clone(o.IgnoreTypesIfMissing),
 				SetOptions:                     slices.Clone(o.SetOptions),
 			}
-			opt.ApplyToSummary(own)
+			opt(own)
 			*o = *own
 		}
 	}
@@ -90,7 +108,7 @@ func ForConditionTypes(types ...string) SummaryOption {
 
 type forConditionTypes []string
 
-func (t forConditionTypes) ApplyToSummary(o *SummaryOptions) {
+func (t forConditionTypes) applyToSummary(o *SummaryOptions) {
 	o.ConditionTypes = append(o.ConditionTypes, t...)
 }
 
@@ -112,11 +130,11 @@ type NegativePolarityOption interface {
 
 type negativePolarityConditionTypes []string
 
-func (t negativePolarityConditionTypes) ApplyToSummary(o *SummaryOptions) {
+func (t negativePolarityConditionTypes) applyToSummary(o *SummaryOptions) {
 	o.NegativePolarityConditionTypes = append(o.NegativePolarityConditionTypes, t...)
 }
 
-func (t negativePolarityConditionTypes) ApplyToAggregate(o *AggregateOptions) {
+func (t negativePolarityConditionTypes) applyToAggregate(o *AggregateOptions) {
 	o.NegativePolarityConditionTypes = append(o.NegativePolarityConditionTypes, t...)
 }
 
@@ -129,7 +147,7 @@ func IgnoreTypesIfMissing(types ...string) SummaryOption {
 
 type ignoreTypesIfMissing []string
 
-func (t ignoreTypesIfMissing) ApplyToSummary(o *SummaryOptions) {
+func (t ignoreTypesIfMissing) applyToSummary(o *SummaryOptions) {
 	o.IgnoreTypesIfMissing = append(o.IgnoreTypesIfMissing, t...)
 }
 
@@ -142,14 +160,25 @@ func WithSetOptions(opts ...conditions.SetOption) SummaryOption {
 
 type withSetOptions []conditions.SetOption
 
-func (s withSetOptions) ApplyToSummary(o *SummaryOptions) {
+func (s withSetOptions) applyToSummary(o *SummaryOptions) {
 	o.SetOptions = append(o.SetOptions, s...)
 }
 
-// AggregateOption configures NewAggregateCondition.
+// AggregateOption configures NewAggregateCondition: this package's options
+// (TargetConditionType, ObjectKind, WithObjectName, NegativePolarityConditionTypes), or an
+// AggregateOptionFunc of one's own. Like SummaryOption, the interface is sealed.
 type AggregateOption interface {
-	// ApplyToAggregate applies this option to the given aggregate options.
-	ApplyToAggregate(*AggregateOptions)
+	applyToAggregate(*AggregateOptions)
+}
+
+// AggregateOptionFunc is an option of one's own: it changes the aggregate options it is given. A
+// nil one does nothing.
+type AggregateOptionFunc func(*AggregateOptions)
+
+func (f AggregateOptionFunc) applyToAggregate(o *AggregateOptions) {
+	if f != nil {
+		f(o)
+	}
 }
 
 // AggregateOptions are the options of an aggregate. The zero value gives the aggregate the
@@ -176,7 +205,7 @@ type AggregateOptions struct {
 func (o *AggregateOptions) ApplyOptions(opts []AggregateOption) *AggregateOptions {
 	for _, opt := range opts {
 		if opt != nil {
-			opt.ApplyToAggregate(o)
+			opt.applyToAggregate(o)
 		}
 	}
 	return o
@@ -190,7 +219,7 @@ func TargetConditionType(conditionType string) AggregateOption {
 
 type targetConditionType string
 
-func (t targetConditionType) ApplyToAggregate(o *AggregateOptions) {
+func (t targetConditionType) applyToAggregate(o *AggregateOptions) {
 	o.TargetConditionType = string(t)
 }
 
@@ -202,7 +231,7 @@ func ObjectKind(singular, plural string) AggregateOption {
 
 type objectKind struct{ singular, plural string }
 
-func (k objectKind) ApplyToAggregate(o *AggregateOptions) {
+func (k objectKind) applyToAggregate(o *AggregateOptions) {
 	o.Kind, o.KindPlural = k.singular, k.plural
 }
 
@@ -225,7 +254,7 @@ func WithObjectName[T any](name func(T) string) AggregateOption {
 
 type objectName func(obj any) (string, bool)
 
-func (f objectName) ApplyToAggregate(o *AggregateOptions) {
+func (f objectName) applyToAggregate(o *AggregateOptions) {
 	if f != nil {
 		o.ObjectName = f
 	}

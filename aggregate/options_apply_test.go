@@ -15,18 +15,15 @@ type fixedClock struct{ at int64 }
 func (c fixedClock) Now() time.Time                  { return time.Unix(c.at, 0) }
 func (c fixedClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 
-// addZ is an option of a type this package does not know: it must be applied through
-// ApplyToSummary, on lists of its own.
-type addZ struct{}
-
-func (addZ) ApplyToSummary(o *SummaryOptions) {
+// addZ is an option of one's own: it must be applied on lists of its own.
+var addZ = SummaryOptionFunc(func(o *SummaryOptions) {
 	o.ConditionTypes = append(o.ConditionTypes, "Z")
 	o.IgnoreTypesIfMissing = append(o.IgnoreTypesIfMissing, "Z")
-}
+})
 
 // TestApplySummaryOptionsIsApplyOptions: the allocation-free applier NewSummaryCondition uses
 // gives what the documented SummaryOptions.ApplyOptions gives, for every mix of this package's
-// options, a foreign option and nil, and never writes into the slices the options were given.
+// options, an option of one's own (a SummaryOptionFunc, nil too) and nil, and never writes into the slices the options were given.
 func TestApplySummaryOptionsIsApplyOptions(t *testing.T) {
 	backing := []string{"A", "B", "C", "spare"}
 	scope := backing[:3] // room to grow in place: a shared, uncapped list would be written into
@@ -39,9 +36,10 @@ func TestApplySummaryOptionsIsApplyOptions(t *testing.T) {
 		"lists added together":   {ForConditionTypes(scope...), ForConditionTypes(more...), IgnoreTypesIfMissing("A"), IgnoreTypesIfMissing("D")},
 		"every kind":             {ForConditionTypes(scope...), NegativePolarityConditionTypes(negative...), IgnoreTypesIfMissing("C"), WithSetOptions(clock)},
 		"nil among them":         {nil, ForConditionTypes(scope...), nil},
-		"foreign first":          {addZ{}, ForConditionTypes(scope...), ForConditionTypes(more...)},
-		"foreign in the middle":  {ForConditionTypes(scope...), addZ{}, ForConditionTypes(more...), WithSetOptions(clock), WithSetOptions(clock)},
-		"foreign last, repeated": {ForConditionTypes(scope...), IgnoreTypesIfMissing("A"), addZ{}, addZ{}},
+		"a nil func":             {ForConditionTypes(scope...), SummaryOptionFunc(nil), IgnoreTypesIfMissing("A")},
+		"foreign first":          {addZ, ForConditionTypes(scope...), ForConditionTypes(more...)},
+		"foreign in the middle":  {ForConditionTypes(scope...), addZ, ForConditionTypes(more...), WithSetOptions(clock), WithSetOptions(clock)},
+		"foreign last, repeated": {ForConditionTypes(scope...), IgnoreTypesIfMissing("A"), addZ, addZ},
 	}
 	cmpSetOption := cmp.Comparer(func(a, b conditions.SetOption) bool { return a == b })
 	for name, opts := range cases {
