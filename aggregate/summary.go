@@ -466,6 +466,14 @@ func typeHash(t string) uint32 {
 // slotBits is the number of bits of a slot of typeIndex's table: 1<<slotBits slots.
 const slotBits = 7
 
+// The table has at least twice maxIndexedConditions slots, so that a probe always meets an empty
+// one, and its positions + 1 fit a uint8: the build fails otherwise (a negative constant
+// converted to uint).
+const (
+	_ = uint(1<<slotBits - 2*maxIndexedConditions)
+	_ = uint(255 - maxIndexedConditions)
+)
+
 // itemText is what a summary says about a present condition: its message, else its reason,
 // else its status.
 func itemText(c *metav1.Condition) string {
