@@ -154,7 +154,7 @@ fuzz: ## Run every fuzz target for FUZZTIME each (a duration, default 1m, or a c
 BENCH_COUNT ?= 10
 
 .PHONY: bench
-bench: ## Benchmark machinestatus against Cluster API side by side (hack/bench, BENCH_COUNT runs); refresh docs/benchmarks.md.
+bench: ## Benchmark machinestatus against Cluster API side by side (hack/bench, BENCH_COUNT rounds, default 10); refresh docs/benchmarks.md.
 	cd hack/bench && go run ./cmd/benchtable -count $(BENCH_COUNT) -doc ../../docs/benchmarks.md
 
 ##@ Mutation testing

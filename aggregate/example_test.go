@@ -41,6 +41,32 @@ func ExampleNewSummaryCondition() {
 	// cannot summarize conditions into "Ready": the target condition type cannot be in its own scope
 }
 
+// An option of one's own: a provider's network types in one option, each skipped while missing.
+func ExampleSummaryOptionFunc() {
+	networkTypes := []string{"example.com/NetworkReady", "example.com/FirewallReady"}
+	forNetwork := aggregate.SummaryOptionFunc(func(o *aggregate.SummaryOptions) {
+		o.ConditionTypes = append(o.ConditionTypes, networkTypes...)
+		o.IgnoreTypesIfMissing = append(o.IgnoreTypesIfMissing, networkTypes...)
+	})
+	created := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	m := &v1alpha1.Machine{Status: v1alpha1.MachineStatus{Conditions: []metav1.Condition{
+		{Type: "NodeReady", Status: metav1.ConditionTrue, Reason: "KubeletReady", LastTransitionTime: created},
+		{Type: "example.com/NetworkReady", Status: metav1.ConditionFalse, Reason: "Detached", Message: "no VLAN", LastTransitionTime: created},
+	}}}
+
+	ready, err := aggregate.NewSummaryCondition(m, "Ready", aggregate.ForConditionTypes("NodeReady"), forNetwork)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ready.Status, ready.Reason)
+	fmt.Println(ready.Message)
+
+	// Output:
+	// False IssueReported
+	// example.com/NetworkReady: no VLAN
+}
+
 func ExampleSummarize() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(minutes int) metav1.Time { return metav1.NewTime(t0.Add(time.Duration(minutes) * time.Minute)) }

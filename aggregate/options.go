@@ -15,9 +15,11 @@ type SummaryOption interface {
 	applyToSummary(*SummaryOptions)
 }
 
-// SummaryOptionFunc is an option of one's own: it changes the summary options it is given, e.g.
-// to add a bundle of types in one option. It is applied in order with the others and may
-// append to their lists (they are its own copies). A nil one does nothing.
+// SummaryOptionFunc is an option of one's own, a SummaryOption: it changes the summary options
+// it is given, e.g. to add a bundle of types in one option. It is applied in order with the
+// other options, to options that already hold what the options before it gave; their lists are
+// fresh copies, so appending to them never writes into a slice given to another option. A nil
+// one does nothing.
 type SummaryOptionFunc func(*SummaryOptions)
 
 func (f SummaryOptionFunc) applyToSummary(o *SummaryOptions) {
@@ -171,8 +173,8 @@ type AggregateOption interface {
 	applyToAggregate(*AggregateOptions)
 }
 
-// AggregateOptionFunc is an option of one's own: it changes the aggregate options it is given. A
-// nil one does nothing.
+// AggregateOptionFunc is an option of one's own, an AggregateOption: it changes the aggregate
+// options it is given, in order with the other options. A nil one does nothing.
 type AggregateOptionFunc func(*AggregateOptions)
 
 func (f AggregateOptionFunc) applyToAggregate(o *AggregateOptions) {

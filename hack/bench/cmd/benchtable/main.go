@@ -32,7 +32,7 @@ const (
 )
 
 func main() {
-	count := flag.Int("count", 10, "go test -count: runs of each benchmark; the table shows medians")
+	count := flag.Int("count", 10, "rounds: runs of each benchmark, one per round; the table shows medians")
 	benchtime := flag.String("benchtime", "", "go test -benchtime (empty: the default, 1s)")
 	in := flag.String("in", "", "read go test -bench output from this file instead of running the benchmarks")
 	doc := flag.String("doc", "", "refresh the generated section of this Markdown file")
@@ -53,21 +53,10 @@ func run(count int, benchtime, in, doc string) error {
 		}
 		output, env.Command = data, "(read from "+in+")"
 	} else {
-		args := []string{"test", "-run", "^$", "-bench", ".", "-benchmem", "-count", strconv.Itoa(count)}
-		if benchtime != "" {
-			args = append(args, "-benchtime", benchtime)
+		var err error
+		if output, env.Command, env.LoadBefore, env.LoadAfter, err = runRounds(count, benchtime); err != nil {
+			return err
 		}
-		env.Command = "cd hack/bench && go " + quoteArgs(args)
-		fmt.Println(env.Command)
-		env.LoadBefore = loadAverage()
-		var buf bytes.Buffer
-		cmd := exec.Command("go", args...)
-		cmd.Stdout, cmd.Stderr = io.MultiWriter(os.Stdout, &buf), os.Stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("cannot run the benchmarks: %w", err)
-		}
-		env.LoadAfter = loadAverage()
-		output = buf.Bytes()
 	}
 	results, err := parse(output)
 	if err != nil {
@@ -80,6 +69,42 @@ func run(count int, benchtime, in, doc string) error {
 		return nil
 	}
 	return refresh(doc, env.markdown()+"\n"+table)
+}
+
+// runRounds builds the benchmarks' test binary once and runs every benchmark once per round,
+// count rounds, so that each library's samples of a case are spread over the same minutes: the
+// host's speed drifts (docs/benchmarks.md), and with go test -count the ten samples of one
+// library would be taken before the other's. It returns the rounds' output, the command as the
+// document shows it and the load averages before and after.
+func runRounds(count int, benchtime string) (output []byte, command, loadBefore, loadAfter string, err error) {
+	dir, err := os.MkdirTemp("", "benchtable")
+	if err != nil {
+		return nil, "", "", "", err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	binary := dir + "/bench.test"
+	build := exec.Command("go", "test", "-c", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		return nil, "", "", "", fmt.Errorf("cannot build the benchmarks: %w", err)
+	}
+	args := []string{"-test.run", "^$", "-test.bench", ".", "-test.benchmem", "-test.count", "1"}
+	if benchtime != "" {
+		args = append(args, "-test.benchtime", benchtime)
+	}
+	command = fmt.Sprintf("cd hack/bench && go test -c -o bench.test . && for round in $(seq %d); do ./bench.test %s; done", count, quoteArgs(args))
+	fmt.Println(command)
+	loadBefore = loadAverage()
+	var buf bytes.Buffer
+	for round := 1; round <= count; round++ {
+		fmt.Printf("round %d of %d\n", round, count)
+		run := exec.Command(binary, args...)
+		run.Stdout, run.Stderr = io.MultiWriter(os.Stdout, &buf), os.Stderr
+		if err := run.Run(); err != nil {
+			return nil, "", "", "", fmt.Errorf("cannot run the benchmarks (round %d): %w", round, err)
+		}
+	}
+	return buf.Bytes(), command, loadBefore, loadAverage(), nil
 }
 
 // environment describes the run for the document.
