@@ -80,7 +80,7 @@ func ValidateType(t string) error {
 func ValidateTypes(types []string) error {
 	var known string
 	for _, t := range types {
-		if !alnumName(t) && !quickValidTypeKnown(t, &known) {
+		if !quickValidTypeKnown(t, &known) {
 			if err := ValidateType(t); err != nil {
 				return err
 			}

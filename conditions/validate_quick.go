@@ -33,13 +33,15 @@ func quickValid(condition metav1.Condition) bool {
 // maxTypeLength characters.
 func quickValidType(t string) bool {
 	var known string
-	return alnumName(t) || quickValidTypeKnown(t, &known)
+	return quickValidTypeKnown(t, &known)
 }
 
-// quickValidTypeKnown is quickValidType without its first test (alnumName, the usual CamelCase
-// type, which callers try first), except that a prefix equal to *known (one found valid before)
-// is not checked again; a prefix it finds valid is stored in *known.
+// quickValidTypeKnown is quickValidType, except that a prefix equal to *known (one found valid
+// before) is not checked again; a prefix it finds valid is stored in *known.
 func quickValidTypeKnown(t string, known *string) bool {
+	if alnumName(t) {
+		return true // the usual CamelCase type, eight bytes at a time
+	}
 	if len(t) == 0 || len(t) > maxTypeLength {
 		return false
 	}
