@@ -12,7 +12,8 @@ import (
 // the options of a call stay on the caller's stack: a summary allocates only its message and
 // its result (docs/benchmarks.md).
 type SummaryOption interface {
-	applyToSummary(*SummaryOptions)
+	// summaryOption marks the types applySummaryOptions applies.
+	summaryOption()
 }
 
 // SummaryOptionFunc is an option of one's own, a SummaryOption: it changes the summary options
@@ -22,11 +23,7 @@ type SummaryOption interface {
 // one does nothing.
 type SummaryOptionFunc func(*SummaryOptions)
 
-func (f SummaryOptionFunc) applyToSummary(o *SummaryOptions) {
-	if f != nil {
-		f(o)
-	}
-}
+func (SummaryOptionFunc) summaryOption() {}
 
 // SummaryOptions are the options of a summary. Each list option adds to what earlier options
 // of the same kind gave; order and duplicates do not matter.
@@ -49,21 +46,17 @@ type SummaryOptions struct {
 	SetOptions []conditions.SetOption
 }
 
-// ApplyOptions applies the given options in order and returns the result.
+// ApplyOptions applies the given options in order and returns the result: each list option adds
+// to its list, a SummaryOptionFunc changes what the options before it gave, nil is skipped.
 func (o *SummaryOptions) ApplyOptions(opts []SummaryOption) *SummaryOptions {
-	for _, opt := range opts {
-		if opt != nil {
-			opt.applyToSummary(o)
-		}
-	}
+	applySummaryOptions(o, opts)
 	return o
 }
 
-// applySummaryOptions is ApplyOptions for NewSummaryCondition and SetSummaryCondition, with the
-// same result, but so that o and the options can live on the caller's stack: it applies this
-// package's options itself (sharing their lists until something is appended to them) and gives
-// a SummaryOptionFunc a heap copy of o with lists of its own. The switch names every type that
-// implements the sealed SummaryOption.
+// applySummaryOptions is ApplyOptions, written so that o and the options can live on the
+// caller's stack: it shares the options' lists until something is appended to them (capped, so
+// an append copies) and gives a SummaryOptionFunc a heap copy of o with lists of its own. The
+// switch names every type that implements the sealed SummaryOption.
 func applySummaryOptions(o *SummaryOptions, opts []SummaryOption) {
 	for _, opt := range opts {
 		switch opt := opt.(type) {
@@ -110,9 +103,7 @@ func ForConditionTypes(types ...string) SummaryOption {
 
 type forConditionTypes []string
 
-func (t forConditionTypes) applyToSummary(o *SummaryOptions) {
-	o.ConditionTypes = append(o.ConditionTypes, t...)
-}
+func (forConditionTypes) summaryOption() {}
 
 // NegativePolarityConditionTypes marks the given types as negative polarity: True is an
 // issue, False is fine (e.g. Deleting; the Machine catalog's negative types are
@@ -132,9 +123,7 @@ type NegativePolarityOption interface {
 
 type negativePolarityConditionTypes []string
 
-func (t negativePolarityConditionTypes) applyToSummary(o *SummaryOptions) {
-	o.NegativePolarityConditionTypes = append(o.NegativePolarityConditionTypes, t...)
-}
+func (negativePolarityConditionTypes) summaryOption() {}
 
 func (t negativePolarityConditionTypes) applyToAggregate(o *AggregateOptions) {
 	o.NegativePolarityConditionTypes = append(o.NegativePolarityConditionTypes, t...)
@@ -149,9 +138,7 @@ func IgnoreTypesIfMissing(types ...string) SummaryOption {
 
 type ignoreTypesIfMissing []string
 
-func (t ignoreTypesIfMissing) applyToSummary(o *SummaryOptions) {
-	o.IgnoreTypesIfMissing = append(o.IgnoreTypesIfMissing, t...)
-}
+func (ignoreTypesIfMissing) summaryOption() {}
 
 // WithSetOptions passes the given options to conditions.Set when SetSummaryCondition writes
 // the summary, e.g. WithSetOptions(conditions.WithClock{Clock: c}) for a fixed clock.
@@ -162,9 +149,7 @@ func WithSetOptions(opts ...conditions.SetOption) SummaryOption {
 
 type withSetOptions []conditions.SetOption
 
-func (s withSetOptions) applyToSummary(o *SummaryOptions) {
-	o.SetOptions = append(o.SetOptions, s...)
-}
+func (withSetOptions) summaryOption() {}
 
 // AggregateOption configures NewAggregateCondition: this package's options
 // (TargetConditionType, ObjectKind, WithObjectName, NegativePolarityConditionTypes), or an
