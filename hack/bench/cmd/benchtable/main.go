@@ -194,6 +194,22 @@ func (r results) stats(name string) (stats, bool) {
 	}, true
 }
 
+// roundRatios are the speed-ups on case c of each round (Cluster API ns/op ÷ machinestatus
+// ns/op, the i-th sample of each library being the i-th round's), sorted; nil when the two
+// libraries do not have as many samples.
+func (r results) roundRatios(c string) []float64 {
+	o, t := r.samples[summaryPrefix+ours+"/"+c], r.samples[summaryPrefix+theirs+"/"+c]
+	if len(o) == 0 || len(o) != len(t) {
+		return nil
+	}
+	ratios := make([]float64, len(o))
+	for i := range o {
+		ratios[i] = t[i].ns / o[i].ns
+	}
+	slices.Sort(ratios)
+	return ratios
+}
+
 // median of sorted values.
 func median(sorted []float64) float64 {
 	n := len(sorted)
@@ -251,6 +267,12 @@ func render(r results) string {
 	if len(cases) > 0 {
 		s, _ := r.stats(summaryPrefix + ours + "/" + cases[0])
 		fmt.Fprintf(&b, "\n%d runs of each benchmark.\n", s.n)
+	}
+	for _, c := range goalCases {
+		if ratios := r.roundRatios(c); len(ratios) > 1 {
+			fmt.Fprintf(&b, "\nSpeed-up on %s round by round (the two libraries measured back to back): %.1f× to %.1f×, median %.1f×.\n",
+				c, ratios[0], ratios[len(ratios)-1], median(ratios))
+		}
 	}
 	b.WriteString(goals(r))
 	return b.String()
