@@ -114,9 +114,13 @@ func TestSummarizeSteadyNotRunningKeepsLastOperation(t *testing.T) {
 	}
 }
 
+// escaped is where a test stores a result so that it is allocated as in a caller that keeps
+// it (a result nobody keeps may stay on the stack of an inlined call).
+var escaped *metav1.Condition
+
 // TestNewSummaryConditionAllocations guards the options' cost: the options of a call stay on
 // the caller's stack (SummaryOption is sealed), so a summary allocates its result and, when it
-// has one, its message; nothing else.
+// has one, its message; nothing else. A Summarizer's summaries allocate the same.
 func TestNewSummaryConditionAllocations(t *testing.T) {
 	scope := []string{"BootstrapConfigReady", "Deleting", "InfrastructureReady", "NodeReady", "example.com/NetworkReady"}
 	negative := []string{"Deleting"}
@@ -144,6 +148,26 @@ func TestNewSummaryConditionAllocations(t *testing.T) {
 			})
 			if allocs != tc.allocs {
 				t.Errorf("NewSummaryCondition: %v allocations per run, want %v", allocs, tc.allocs)
+			}
+
+			s, err := aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes(scope...), aggregate.NegativePolarityConditionTypes(negative...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if allocs := testing.AllocsPerRun(100, func() { escaped = s.NewCondition(m) }); allocs != tc.allocs {
+				t.Errorf("Summarizer.NewCondition: %v allocations per run, want %v", allocs, tc.allocs)
+			}
+			if _, err := s.SetCondition(m); err != nil {
+				t.Fatal(err)
+			}
+			// A summary that changes nothing: the result stays on the stack, only a message
+			// (compared with the stored one) is built.
+			if allocs := testing.AllocsPerRun(100, func() {
+				if changed, err := s.SetCondition(m); changed || err != nil {
+					t.Fatalf("SetCondition() of an unchanged Machine = %v, %v", changed, err)
+				}
+			}); allocs != tc.allocs-1 {
+				t.Errorf("Summarizer.SetCondition, nothing to change: %v allocations per run, want %v", allocs, tc.allocs-1)
 			}
 		})
 	}

@@ -5,7 +5,8 @@
 // conditions; this package reads them and computes, without side effects:
 //   - NewSummaryCondition / SetSummaryCondition: one condition (e.g. Ready) summarizing the
 //     conditions in scope, with polarity, missing-condition handling and a bounded,
-//     deterministic message;
+//     deterministic message; a Summarizer (NewSummarizer) checks the target and options once,
+//     for a controller that summarizes the same scope on every reconcile;
 //   - Phase: the one-word phase for humans and GUIs (first matching row of the phase table);
 //   - LastOperation: the most recent operation and its state, from the conditions and the
 //     previous value;

@@ -41,6 +41,37 @@ func ExampleNewSummaryCondition() {
 	// cannot summarize conditions into "Ready": the target condition type cannot be in its own scope
 }
 
+// A controller that summarizes the same scope on every reconcile checks it once.
+func ExampleNewSummarizer() {
+	readySummary, err := aggregate.NewSummarizer("Ready",
+		aggregate.ForConditionTypes("InfrastructureReady", "NodeReady", "Deleting"),
+		aggregate.NegativePolarityConditionTypes("Deleting"),
+	)
+	if err != nil {
+		fmt.Println(err) // a *SummaryConfigError: fix the configuration
+		return
+	}
+
+	// In Reconcile, with the reconcile's clock:
+	created := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	clock := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(created.Add(time.Minute))}
+	m := &v1alpha1.Machine{Status: v1alpha1.MachineStatus{Conditions: []metav1.Condition{
+		{Type: "InfrastructureReady", Status: metav1.ConditionTrue, Reason: "InfrastructureProvisioned", LastTransitionTime: created},
+		{Type: "NodeReady", Status: metav1.ConditionTrue, Reason: "KubeletReady", LastTransitionTime: created},
+		{Type: "Deleting", Status: metav1.ConditionFalse, Reason: "NotDeleting", LastTransitionTime: created},
+	}}}
+	changed, err := readySummary.SetCondition(m, clock)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ready := conditions.Get(m, "Ready")
+	fmt.Println(changed, ready.Status, ready.Reason, ready.LastTransitionTime.UTC().Format(time.RFC3339))
+
+	// Output:
+	// true True NoIssuesReported 2026-01-01T00:01:00Z
+}
+
 // An option of one's own: a provider's network types in one option, each skipped while missing.
 func ExampleSummaryOptionFunc() {
 	networkTypes := []string{"example.com/NetworkReady", "example.com/FirewallReady"}

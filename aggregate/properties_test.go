@@ -915,7 +915,7 @@ func TestSummaryStateSpace(t *testing.T) {
 			}
 		}
 		cases++
-		got, err := aggregate.NewSummaryCondition(&object{conditions: list}, "Summary",
+		got, err := newSummary(t, &object{conditions: list}, "Summary",
 			aggregate.ForConditionTypes(types...), aggregate.NegativePolarityConditionTypes(negative...),
 			aggregate.IgnoreTypesIfMissing(ignored...))
 		if err != nil {
@@ -965,7 +965,7 @@ func TestSummaryRejectsTypesValidateRejects(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			obj := &object{}
-			_, err := aggregate.NewSummaryCondition(obj, opts.target, aggregate.ForConditionTypes(opts.types...))
+			_, err := newSummary(t, obj, opts.target, aggregate.ForConditionTypes(opts.types...))
 			var cfgErr *aggregate.SummaryConfigError
 			if !errors.As(err, &cfgErr) {
 				t.Errorf("NewSummaryCondition() error = %v, want a *SummaryConfigError", err)
@@ -1027,7 +1027,7 @@ func TestSummaryLongListsAndRepeats(t *testing.T) {
 						negative: slices.Contains(negative, typ), ignoreIfMissing: slices.Contains(ignored, typ)})
 				}
 			}
-			got, err := aggregate.NewSummaryCondition(&object{conditions: list}, "Summary",
+			got, err := newSummary(t, &object{conditions: list}, "Summary",
 				aggregate.ForConditionTypes(types...), aggregate.NegativePolarityConditionTypes(negative...),
 				aggregate.IgnoreTypesIfMissing(ignored...))
 			if err != nil {

@@ -183,7 +183,7 @@ func TestNewSummaryCondition(t *testing.T) {
 			if tt.want != nil {
 				target = tt.want.Type
 			}
-			got, err := aggregate.NewSummaryCondition(&object{conditions: tt.conds}, target, tt.opts...)
+			got, err := newSummary(t, &object{conditions: tt.conds}, target, tt.opts...)
 			if err != nil {
 				t.Fatalf("NewSummaryCondition() error = %v", err)
 			}
@@ -283,7 +283,7 @@ func TestSummaryMisconfiguration(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			obj := &object{conditions: conds(cond("A", T, "Fine", 0))}
-			got, err := aggregate.NewSummaryCondition(obj, tt.target, tt.opts...)
+			got, err := newSummary(t, obj, tt.target, tt.opts...)
 			var cfgErr *aggregate.SummaryConfigError
 			if !errors.As(err, &cfgErr) {
 				t.Fatalf("NewSummaryCondition() error = %v, want a *SummaryConfigError", err)

@@ -1,0 +1,168 @@
+package aggregate_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/machinestatus/machinestatus/aggregate"
+	"github.com/machinestatus/machinestatus/conditions"
+)
+
+// newSummary is NewSummaryCondition, checked against a Summarizer built with the same target
+// and options: on every input the two give the same condition, or the same error and no
+// Summarizer. Every summary test calls it, so that both are held to the same cases.
+func newSummary(t *testing.T, from conditions.Getter, target string, opts ...aggregate.SummaryOption) (*metav1.Condition, error) {
+	t.Helper()
+	got, err := aggregate.NewSummaryCondition(from, target, opts...)
+	s, sErr := aggregate.NewSummarizer(target, opts...)
+	switch {
+	case err != nil || sErr != nil:
+		if err == nil || sErr == nil || err.Error() != sErr.Error() {
+			t.Fatalf("NewSummaryCondition() error = %v, NewSummarizer() error = %v: want the same", err, sErr)
+		}
+		if s != nil {
+			t.Fatalf("NewSummarizer() = %v with an error, want nil", s)
+		}
+		var cfgErr *aggregate.SummaryConfigError
+		if !errors.As(sErr, &cfgErr) {
+			t.Fatalf("NewSummarizer() error = %v, want a *SummaryConfigError", sErr)
+		}
+	default:
+		if s.Target() != target {
+			t.Fatalf("Target() = %q, want %q", s.Target(), target)
+		}
+		if diff := cmp.Diff(got, s.NewCondition(from)); diff != "" {
+			t.Fatalf("Summarizer.NewCondition() differs from NewSummaryCondition() (-NewSummaryCondition +NewCondition):\n%s", diff)
+		}
+	}
+	return got, err
+}
+
+// A Summarizer keeps copies of the options' lists: changing a slice given to an option after
+// NewSummarizer changes nothing.
+func TestSummarizerCopiesOptions(t *testing.T) {
+	scope := []string{"A", "B"}
+	negative := []string{"B"}
+	ignored := []string{"C"}
+	s, err := aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes(scope...),
+		aggregate.NegativePolarityConditionTypes(negative...), aggregate.IgnoreTypesIfMissing(ignored...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &object{conditions: conds(cond("A", T, "Fine", 0), cond("B", F, "NotDeleting", 0))}
+	want := summary(T, aggregate.NoIssuesReportedReason, "")
+	if diff := cmp.Diff(want, s.NewCondition(obj)); diff != "" {
+		t.Fatalf("before the edits (-want +got):\n%s", diff)
+	}
+	scope[0], negative[0], ignored[0] = "C", "A", "A" // C missing, not ignored; B positive
+	if diff := cmp.Diff(want, s.NewCondition(obj)); diff != "" {
+		t.Errorf("the edits of the given slices reached the Summarizer (-want +got):\n%s", diff)
+	}
+}
+
+// SetCondition writes like SetSummaryCondition: the Summarizer's WithSetOptions first, then the
+// call's, the last clock given winning (conditions.SetOptions.ApplyOptions).
+func TestSummarizerSetCondition(t *testing.T) {
+	clock := func(minutes int) conditions.SetOption {
+		return conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(minutes).Time)}
+	}
+	s, err := aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes("A"), aggregate.WithSetOptions(clock(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &object{conditions: conds(cond("A", F, "Broken", 0, "a is broken"))}
+	steps := []struct {
+		name        string
+		edit        func()
+		opts        []conditions.SetOption
+		wantChanged bool
+		want        metav1.Condition
+	}{
+		{
+			name: "first write takes the Summarizer's clock", wantChanged: true,
+			want: metav1.Condition{Type: "Ready", Status: F, Reason: aggregate.IssueReportedReason, Message: "A: a is broken", LastTransitionTime: at(1)},
+		},
+		{
+			name: "same input later changes nothing", opts: []conditions.SetOption{clock(2)},
+			want: metav1.Condition{Type: "Ready", Status: F, Reason: aggregate.IssueReportedReason, Message: "A: a is broken", LastTransitionTime: at(1)},
+		},
+		{
+			name: "the call's clock comes after the Summarizer's", opts: []conditions.SetOption{clock(3)}, wantChanged: true,
+			edit: func() { meta.FindStatusCondition(obj.conditions, "A").Status = T },
+			want: metav1.Condition{Type: "Ready", Status: T, Reason: aggregate.NoIssuesReportedReason, LastTransitionTime: at(3)},
+		},
+	}
+	for _, step := range steps {
+		if step.edit != nil {
+			step.edit()
+		}
+		changed, err := s.SetCondition(obj, step.opts...)
+		if err != nil {
+			t.Fatalf("%s: SetCondition() error = %v", step.name, err)
+		}
+		if changed != step.wantChanged {
+			t.Errorf("%s: changed = %v, want %v", step.name, changed, step.wantChanged)
+		}
+		if diff := cmp.Diff(&step.want, conditions.Get(obj, "Ready")); diff != "" {
+			t.Errorf("%s: Ready (-want +got):\n%s", step.name, diff)
+		}
+	}
+}
+
+// negativeGeneration is an object whose metadata.generation is negative: conditions.Set copies it
+// to the condition's observedGeneration, which Validate rejects.
+type negativeGeneration struct{ object }
+
+func (negativeGeneration) GetGeneration() int64 { return -1 }
+
+// A condition conditions.Set rejects returns its error and writes nothing.
+func TestSummarizerSetConditionRejected(t *testing.T) {
+	s, err := aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes("A"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &negativeGeneration{object{conditions: conds(cond("A", T, "Fine", 0))}}
+	before := append([]metav1.Condition(nil), obj.conditions...)
+	changed, err := s.SetCondition(obj)
+	var invalid *conditions.ValidationError
+	if !errors.As(err, &invalid) || changed {
+		t.Fatalf("SetCondition() = %v, %v; want false, a *conditions.ValidationError", changed, err)
+	}
+	if diff := cmp.Diff(before, obj.conditions); diff != "" {
+		t.Errorf("SetCondition() wrote on error (-before +after):\n%s", diff)
+	}
+}
+
+// A Summarizer is read-only once built: goroutines share one (go test -race checks it).
+func TestSummarizerConcurrentUse(t *testing.T) {
+	s, err := aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes("A", "B"), aggregate.NegativePolarityConditionTypes("B"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			obj := &object{conditions: conds(cond("A", T, "Fine", 0), cond("B", F, "NotDeleting", 0))}
+			if i%2 == 1 {
+				obj.conditions[0].Status = F
+			}
+			for range 100 {
+				if _, err := s.SetCondition(obj); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			want := map[bool]metav1.ConditionStatus{false: T, true: F}[i%2 == 1]
+			if got := conditions.Get(obj, "Ready"); got == nil || got.Status != want {
+				t.Errorf("goroutine %d: Ready = %v, want %s", i, got, want)
+			}
+		})
+	}
+	wg.Wait()
+}
