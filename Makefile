@@ -118,8 +118,8 @@ test: runtime-tools build clusterapi-module ## Run every test against a real kub
 	@# The fault tests mostly wait (a 30 s outage, lease expiry), so the fuzz targets' instrumented
 	@# builds, then the Cluster API suite (its compile is the heavy part), run meanwhile; each
 	@# one's output is printed when it ends.
-	@echo "fault tests, fuzz targets and the Cluster API suite run side by side (4-5 min); each one's output appears when it ends"
-	$(MAKE) --no-print-directory -j2 --output-sync=target fault-tests fuzz clusterapi-tests FUZZTIME=$(TEST_FUZZTIME)
+	@echo "fault tests, fuzz targets, the Cluster API suite and the benchmarks' tests run side by side (4-5 min); each one's output appears when it ends"
+	$(MAKE) --no-print-directory -j2 --output-sync=target fault-tests fuzz clusterapi-tests bench-tests FUZZTIME=$(TEST_FUZZTIME)
 
 .PHONY: fault-tests
 fault-tests:
@@ -128,6 +128,12 @@ fault-tests:
 .PHONY: clusterapi-tests
 clusterapi-tests:
 	cd test/clusterapi && go vet ./... && go test $(GO_TEST_FLAGS) -vet=off -timeout 20m ./...
+
+# The tests of hack/bench (not its benchmarks): the libraries compared reach the same verdicts,
+# a Summarizer gives what NewSummaryCondition gives, benchtable renders the goals.
+.PHONY: bench-tests
+bench-tests:
+	cd hack/bench && go vet ./... && go test $(GO_TEST_FLAGS) -vet=off ./...
 
 .PHONY: test-clusterapi
 test-clusterapi: runtime-tools build ## Check phase and lastOperation against Cluster API's real controllers (test/clusterapi; docs/clusterapi.md); CLUSTERAPI_WRITE_DOCS=1 records its table there.

@@ -150,7 +150,9 @@ func TestNewSummaryConditionAllocations(t *testing.T) {
 				t.Errorf("NewSummaryCondition: %v allocations per run, want %v", allocs, tc.allocs)
 			}
 
-			s, err := aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes(scope...), aggregate.NegativePolarityConditionTypes(negative...))
+			clock := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(1).Time)}
+			s, err := aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes(scope...), aggregate.NegativePolarityConditionTypes(negative...),
+				aggregate.WithSetOptions(clock))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,10 +162,12 @@ func TestNewSummaryConditionAllocations(t *testing.T) {
 			if _, err := s.SetCondition(m); err != nil {
 				t.Fatal(err)
 			}
-			// A summary that changes nothing: the result stays on the stack, only a message
+			var setClock conditions.SetOption = clock // the caller's option, made once
+			// A summary that changes nothing, the Summarizer's set options and the call's
+			// passed together: the result and the options stay on the stack, only a message
 			// (compared with the stored one) is built.
 			if allocs := testing.AllocsPerRun(100, func() {
-				if changed, err := s.SetCondition(m); changed || err != nil {
+				if changed, err := s.SetCondition(m, setClock); changed || err != nil {
 					t.Fatalf("SetCondition() of an unchanged Machine = %v, %v", changed, err)
 				}
 			}); allocs != tc.allocs-1 {

@@ -970,7 +970,7 @@ func TestSummaryRejectsTypesValidateRejects(t *testing.T) {
 			if !errors.As(err, &cfgErr) {
 				t.Errorf("NewSummaryCondition() error = %v, want a *SummaryConfigError", err)
 			}
-			changed, err := aggregate.SetSummaryCondition(obj, opts.target, aggregate.ForConditionTypes(opts.types...))
+			changed, err := setSummary(t, obj, opts.target, aggregate.ForConditionTypes(opts.types...))
 			if !errors.As(err, &cfgErr) || changed {
 				t.Errorf("SetSummaryCondition() = %v, %v; want false, a *SummaryConfigError", changed, err)
 			}

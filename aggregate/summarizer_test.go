@@ -2,6 +2,8 @@ package aggregate_test
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -44,25 +46,123 @@ func newSummary(t *testing.T, from conditions.Getter, target string, opts ...agg
 	return got, err
 }
 
+// setSummary is SetSummaryCondition on to, checked against a Summarizer's SetCondition on a copy
+// of to: both report the same change and error and leave the same conditions.
+func setSummary(t *testing.T, to *object, target string, opts ...aggregate.SummaryOption) (bool, error) {
+	t.Helper()
+	other := &object{conditions: slices.Clone(to.conditions)}
+	changed, err := aggregate.SetSummaryCondition(to, target, opts...)
+	s, sErr := aggregate.NewSummarizer(target, opts...)
+	if sErr != nil {
+		if err == nil || err.Error() != sErr.Error() {
+			t.Fatalf("SetSummaryCondition() error = %v, NewSummarizer() error = %v: want the same", err, sErr)
+		}
+		return changed, err
+	}
+	otherChanged, otherErr := s.SetCondition(other)
+	if otherChanged != changed || fmt.Sprint(otherErr) != fmt.Sprint(err) {
+		t.Fatalf("SetSummaryCondition() = %v, %v; Summarizer.SetCondition() = %v, %v: want the same", changed, err, otherChanged, otherErr)
+	}
+	if diff := cmp.Diff(to.conditions, other.conditions); diff != "" {
+		t.Fatalf("Summarizer.SetCondition() left other conditions than SetSummaryCondition() (-SetSummaryCondition +SetCondition):\n%s", diff)
+	}
+	return changed, err
+}
+
 // A Summarizer keeps copies of the options' lists: changing a slice given to an option after
-// NewSummarizer changes nothing.
+// NewSummarizer changes nothing. Each list is changed alone, so that each copy is checked.
 func TestSummarizerCopiesOptions(t *testing.T) {
-	scope := []string{"A", "B"}
-	negative := []string{"B"}
-	ignored := []string{"C"}
-	s, err := aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes(scope...),
-		aggregate.NegativePolarityConditionTypes(negative...), aggregate.IgnoreTypesIfMissing(ignored...))
+	obj := &object{conditions: conds(cond("A", T, "Fine", 0), cond("B", F, "NotDeleting", 0))}
+	fine := metav1.Condition{Type: "Ready", Status: T, Reason: aggregate.NoIssuesReportedReason, LastTransitionTime: at(1)}
+	for _, tc := range []struct {
+		name string
+		edit func(scope, negative, ignored []string, setOptions []conditions.SetOption)
+	}{
+		{"scope", func(scope, _, _ []string, _ []conditions.SetOption) { scope[0] = "C" }},                   // C missing, not ignored
+		{"negative polarity", func(_, negative, _ []string, _ []conditions.SetOption) { negative[0] = "A" }}, // B positive: False
+		{"ignored if missing", func(_, _, ignored []string, _ []conditions.SetOption) { ignored[0] = "A" }},  // C missing, not ignored
+		{"set options", func(_, _, _ []string, setOptions []conditions.SetOption) {
+			setOptions[0] = conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(2).Time)}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			scope := []string{"A", "B", "C"}
+			negative := []string{"B"}
+			ignored := []string{"C"}
+			setOptions := []conditions.SetOption{conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(1).Time)}}
+			s, err := aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes(scope...),
+				aggregate.NegativePolarityConditionTypes(negative...), aggregate.IgnoreTypesIfMissing(ignored...),
+				aggregate.WithSetOptions(setOptions...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.edit(scope, negative, ignored, setOptions)
+			o := &object{conditions: slices.Clone(obj.conditions)}
+			if _, err := s.SetCondition(o); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(&fine, conditions.Get(o, "Ready")); diff != "" {
+				t.Errorf("the edit of the given slice reached the Summarizer (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// recordSetOption records, in order, the options conditions.Set applies.
+type recordSetOption struct {
+	name    string
+	applied *[]string
+}
+
+func (r recordSetOption) ApplyToSet(*conditions.SetOptions) { *r.applied = append(*r.applied, r.name) }
+
+// SetCondition passes the Summarizer's set options, then the call's, every time.
+func TestSummarizerSetConditionOptionOrder(t *testing.T) {
+	var applied []string
+	s, err := aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes("A"),
+		aggregate.WithSetOptions(recordSetOption{"stored 1", &applied}, recordSetOption{"stored 2", &applied}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj := &object{conditions: conds(cond("A", T, "Fine", 0), cond("B", F, "NotDeleting", 0))}
-	want := summary(T, aggregate.NoIssuesReportedReason, "")
-	if diff := cmp.Diff(want, s.NewCondition(obj)); diff != "" {
-		t.Fatalf("before the edits (-want +got):\n%s", diff)
+	obj := &object{conditions: conds(cond("A", F, "Broken", 0))}
+	for i, call := range [][]conditions.SetOption{
+		nil,
+		{recordSetOption{"call 1", &applied}},
+		{recordSetOption{"call 1", &applied}, recordSetOption{"call 2", &applied}, recordSetOption{"call 3", &applied}}, // five in all: past the array on the stack
+	} {
+		applied = nil
+		meta.FindStatusCondition(obj.conditions, "A").Status = []metav1.ConditionStatus{T, F}[i%2] // a change: Set reads its options
+		if _, err := s.SetCondition(obj, call...); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"stored 1", "stored 2"}
+		for _, o := range call {
+			want = append(want, o.(recordSetOption).name)
+		}
+		if diff := cmp.Diff(want, applied); diff != "" {
+			t.Errorf("call %d: options applied (-want +got):\n%s", i, diff)
+		}
 	}
-	scope[0], negative[0], ignored[0] = "C", "A", "A" // C missing, not ignored; B positive
-	if diff := cmp.Diff(want, s.NewCondition(obj)); diff != "" {
-		t.Errorf("the edits of the given slices reached the Summarizer (-want +got):\n%s", diff)
+}
+
+// A Summarizer not built by NewSummarizer summarizes nothing: NewCondition returns nil,
+// SetCondition writes nothing and returns a *SummaryConfigError; neither panics.
+func TestSummarizerNotBuilt(t *testing.T) {
+	for name, s := range map[string]*aggregate.Summarizer{"nil": nil, "zero": {}} {
+		t.Run(name, func(t *testing.T) {
+			obj := &object{conditions: conds(cond("A", T, "Fine", 0))}
+			if got := s.NewCondition(obj); got != nil {
+				t.Errorf("NewCondition() = %v, want nil", got)
+			}
+			changed, err := s.SetCondition(obj)
+			var cfgErr *aggregate.SummaryConfigError
+			if changed || !errors.As(err, &cfgErr) {
+				t.Errorf("SetCondition() = %v, %v; want false, a *SummaryConfigError", changed, err)
+			}
+			if len(obj.conditions) != 1 || s.Target() != "" {
+				t.Errorf("conditions %v, Target() %q: want A alone, \"\"", obj.conditions, s.Target())
+			}
+		})
 	}
 }
 
@@ -139,7 +239,8 @@ func TestSummarizerSetConditionRejected(t *testing.T) {
 	}
 }
 
-// A Summarizer is read-only once built: goroutines share one (go test -race checks it).
+// A Summarizer is read-only once built: goroutines share one (run with go test -race to check
+// that they only read it).
 func TestSummarizerConcurrentUse(t *testing.T) {
 	s, err := aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes("A", "B"), aggregate.NegativePolarityConditionTypes("B"))
 	if err != nil {

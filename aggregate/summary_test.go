@@ -200,7 +200,7 @@ func TestNewSummaryConditionIsDeterministic(t *testing.T) {
 		cond("D", T, "Fine", 0), cond("E", U, "Unsure", 0, "e"), cond("F", F, "Broken", 0, "f"),
 	)
 	types := []string{"A", "B", "C", "D", "E", "F", "G"}
-	want, err := aggregate.NewSummaryCondition(&object{conditions: list}, "Ready", aggregate.ForConditionTypes(types...))
+	want, err := newSummary(t, &object{conditions: list}, "Ready", aggregate.ForConditionTypes(types...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestNewSummaryConditionIsDeterministic(t *testing.T) {
 		rotated := append(slices.Clone(list[i:]), list[:i]...)
 		scope := append(slices.Clone(types[i:]), types[:i]...)
 		slices.Reverse(scope)
-		got, err := aggregate.NewSummaryCondition(&object{conditions: rotated}, "Ready", aggregate.ForConditionTypes(scope...))
+		got, err := newSummary(t, &object{conditions: rotated}, "Ready", aggregate.ForConditionTypes(scope...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +234,7 @@ func TestNewSummaryConditionMessageIsBounded(t *testing.T) {
 	}
 	obj := &object{conditions: list}
 	clock := clocktesting.NewFakePassiveClock(at(100).Time)
-	if _, err := aggregate.SetSummaryCondition(obj, "Ready", aggregate.ForConditionTypes(types...),
+	if _, err := setSummary(t, obj, "Ready", aggregate.ForConditionTypes(types...),
 		aggregate.WithSetOptions(conditions.WithClock{Clock: clock})); err != nil {
 		t.Fatalf("SetSummaryCondition() error = %v", err)
 	}
@@ -299,7 +299,7 @@ func TestSummaryMisconfiguration(t *testing.T) {
 			}
 
 			before := slices.Clone(obj.conditions)
-			changed, err := aggregate.SetSummaryCondition(obj, tt.target, tt.opts...)
+			changed, err := setSummary(t, obj, tt.target, tt.opts...)
 			if !errors.As(err, &cfgErr) || changed {
 				t.Errorf("SetSummaryCondition() = %v, %v; want false, a *SummaryConfigError", changed, err)
 			}
@@ -348,7 +348,7 @@ func TestSetSummaryCondition(t *testing.T) {
 		if s.edit != nil {
 			s.edit()
 		}
-		changed, err := aggregate.SetSummaryCondition(obj, "Ready", opts(s.minutes)...)
+		changed, err := setSummary(t, obj, "Ready", opts(s.minutes)...)
 		if err != nil {
 			t.Fatalf("%s: SetSummaryCondition() error = %v", s.name, err)
 		}
