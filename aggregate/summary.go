@@ -63,7 +63,8 @@ func (e *SummaryConfigError) Error() string {
 //     may be ignored when missing;
 //   - True with reason NoIssuesReported and an empty message otherwise.
 //
-// The message lists the issues, then the unknowns, each group in catalog order, one item
+// The message lists the issues, then the unknowns, each group in catalog order (Ready first,
+// then alphabetical by type: conditions.Compare), one item
 // "<Type>: <message, or reason when the message is empty>" per condition, at most three items
 // followed by "and N more", all on one line separated by "; " (a multi-line message is put on
 // one line, its lines separated by ", ": see conditions.OneLine), so that it reads cleanly in

@@ -15,7 +15,8 @@ type generationGetter interface {
 // Set adds or updates the condition of condition.Type on to and reports whether to changed.
 //
 // Rules, in the order they apply:
-//   - observedGeneration is taken from to's metadata.generation when to is a Kubernetes object;
+//   - observedGeneration is taken from to's GetGeneration() when to has that method (every
+//     Kubernetes object: its metadata.generation);
 //   - a message longer than MaxMessageBytes is cut at a UTF-8 boundary and ends with
 //     TruncationMarker;
 //   - lastTransitionTime keeps its old value unless the status changes; on a change it is

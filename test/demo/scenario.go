@@ -86,7 +86,8 @@ func steps() []step {
 	}, {
 		title: "Failed: the Node stayed NotReady longer than the health-check timeout",
 		what: "Ready=False outlasted timeoutSeconds: 15, so HealthCheckSucceeded=False (UnhealthyNode), a terminal\n" +
-			"signal while it lasts. Nothing is done to the Node; the manager requeued at the deadline.",
+			"signal while it lasts. Nothing is done to the Node; the manager requeued at the deadline. Ready's\n" +
+			"message names each failing condition by its type (\"HealthCheckSucceeded: <its message>\").",
 		want:  []expect{phase(hero, v1alpha1.MachinePhaseFailed)},
 		extra: healthCheckTimeout,
 	}, {
