@@ -178,14 +178,32 @@ func (o *observer) lastProvisioned(names []string) (time.Time, int) {
 	return last, n
 }
 
+// countFlipped returns how many of the Nodes names were seen flipping to nodeStatus at or after
+// since.
+func (o *observer) countFlipped(names []string, nodeStatus corev1.ConditionStatus, since time.Time) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for _, name := range names {
+		if t, ok := o.nodeReadyAt[name][nodeStatus]; ok && !t.Before(since) {
+			n++
+		}
+	}
+	return n
+}
+
 // latency is the time from Node name's Ready flip to nodeStatus until its Machine reached phase.
+// The Nodes and the Machines come on two watches, each delivered in its own order: on a busy
+// host the Machine's change may be received before the Node's that caused it. The phase cannot
+// change before the flip, so the latency is then below what the observer resolves, counted as
+// 0; it is not dropped.
 func (o *observer) latency(name string, nodeStatus corev1.ConditionStatus, phase v1alpha1.MachinePhase) (time.Duration, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	flip, ok1 := o.nodeReadyAt[name][nodeStatus]
 	reached, ok2 := o.phaseAt[name][phase]
-	if !ok1 || !ok2 || reached.Before(flip) {
+	if !ok1 || !ok2 {
 		return 0, false
 	}
-	return reached.Sub(flip), true
+	return max(reached.Sub(flip), 0), true
 }

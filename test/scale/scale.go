@@ -60,7 +60,8 @@ type Result struct {
 	IdleWrites int
 	IdleWindow time.Duration
 	// FlipLatencies are, per flipped Node and direction, the time from the Node's Ready flip
-	// (as a watcher received it) to its Machine's phase change (likewise).
+	// (as a watcher received it) to its Machine's phase change (likewise); 0 when the phase
+	// change was received first (two watches, each in its own order).
 	FlipLatencies []time.Duration
 	Flipped       int
 	// Manager memory before any Machine existed and at the end of the steady phase, in bytes.
@@ -199,12 +200,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		{true, corev1.ConditionFalse, v1alpha1.MachinePhaseUnknown, "the flipped Machines to be Unknown"},
 		{false, corev1.ConditionTrue, v1alpha1.MachinePhaseRunning, "the flipped Machines to be Running again"},
 	} {
+		labeled := time.Now()
 		if err := labelNodes(ctx, f.Client, flipped, step.label); err != nil {
 			return nil, err
 		}
+		// Both watches must have delivered: the Machines' phases and the Nodes' flips (they
+		// arrive in either order).
 		if err := harness.Poll(ctx, 120*time.Second, func(context.Context) (bool, string) {
-			n := obs.countPhase(flipped, step.phase)
-			return n == len(flipped), fmt.Sprintf("%d of %d", n, len(flipped))
+			n, flips := obs.countPhase(flipped, step.phase), obs.countFlipped(flipped, step.node, labeled)
+			return n == len(flipped) && flips == len(flipped), fmt.Sprintf("%d of %d in phase, %d Node flips seen", n, len(flipped), flips)
 		}); err != nil {
 			return nil, fmt.Errorf("waiting for %s: %w", step.describe, err)
 		}
