@@ -329,15 +329,17 @@ func goals(r results) string {
 		if !okTheirs || !okSummarizer {
 			check(false, "at least %d× faster than Cluster API on %s with a Summarizer (not measured)", goalSpeedUp, c)
 		} else {
-			perCallNote := ""
-			if p, ok := r.stats(summaryPrefix + perCall + "/" + c); ok {
-				perCallNote = fmt.Sprintf("; per call %.1f×", t.ns/p.ns)
-				if t.ns/p.ns < goalSpeedUp {
-					perCallNote += fmt.Sprintf(", below %d×", goalSpeedUp)
-				}
+			check(t.ns/s.ns >= goalSpeedUp, "at least %d× faster than Cluster API on %s with a Summarizer, our options checked once, Cluster API's on every call (%.1f×)",
+				goalSpeedUp, c, t.ns/s.ns)
+		}
+		// The goal's first measure, per call, on a line of its own whether or not it reaches
+		// the goal.
+		if p, ok := r.stats(summaryPrefix + perCall + "/" + c); ok && okTheirs {
+			verdict := fmt.Sprintf("at least %d×", goalSpeedUp)
+			if t.ns/p.ns < goalSpeedUp {
+				verdict = fmt.Sprintf("**below %d×**", goalSpeedUp)
 			}
-			check(t.ns/s.ns >= goalSpeedUp, "at least %d× faster than Cluster API on %s with a Summarizer, our options checked once, Cluster API's on every call (%.1f×%s)",
-				goalSpeedUp, c, t.ns/s.ns, perCallNote)
+			lines = append(lines, fmt.Sprintf("- per call, options checked on every call as the goal was first measured, on %s (%.1f×): %s", c, t.ns/p.ns, verdict))
 		}
 		for _, o := range ours {
 			st, ok := r.stats(summaryPrefix + o.lib + "/" + c)
