@@ -116,7 +116,8 @@ type recordSetOption struct {
 
 func (r recordSetOption) ApplyToSet(*conditions.SetOptions) { *r.applied = append(*r.applied, r.name) }
 
-// SetCondition passes the Summarizer's set options, then the call's, every time.
+// SetCondition passes the Summarizer's set options, then the call's, every time, so that a
+// single value given both ways (a clock) is the call's.
 func TestSummarizerSetConditionOptionOrder(t *testing.T) {
 	var applied []string
 	s, err := aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes("A"),
@@ -143,6 +144,23 @@ func TestSummarizerSetConditionOptionOrder(t *testing.T) {
 			t.Errorf("call %d: options applied (-want +got):\n%s", i, diff)
 		}
 	}
+
+	// A single value given both ways: the call's comes last and wins (the Summarizer's alone is
+	// checked by TestSetSummaryCondition, through setSummary).
+	clock := func(minutes int) conditions.SetOption {
+		return conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(minutes).Time)}
+	}
+	s, err = aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes("A"), aggregate.WithSetOptions(clock(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj = &object{conditions: conds(cond("A", F, "Broken", 0))}
+	if changed, err := s.SetCondition(obj, clock(3)); !changed || err != nil {
+		t.Fatalf("SetCondition() = %v, %v; want true, nil", changed, err)
+	}
+	if got := conditions.Get(obj, "Ready").LastTransitionTime; !got.Time.Equal(at(3).Time) {
+		t.Errorf("lastTransitionTime %v, want the call's clock, %v", got, at(3))
+	}
 }
 
 // A Summarizer not built by NewSummarizer summarizes nothing: NewCondition returns nil,
@@ -163,55 +181,6 @@ func TestSummarizerNotBuilt(t *testing.T) {
 				t.Errorf("conditions %v, Target() %q: want A alone, \"\"", obj.conditions, s.Target())
 			}
 		})
-	}
-}
-
-// SetCondition writes like SetSummaryCondition: the Summarizer's WithSetOptions first, then the
-// call's, the last clock given winning (conditions.SetOptions.ApplyOptions).
-func TestSummarizerSetCondition(t *testing.T) {
-	clock := func(minutes int) conditions.SetOption {
-		return conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(minutes).Time)}
-	}
-	s, err := aggregate.NewSummarizer("Ready", aggregate.ForConditionTypes("A"), aggregate.WithSetOptions(clock(1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj := &object{conditions: conds(cond("A", F, "Broken", 0, "a is broken"))}
-	steps := []struct {
-		name        string
-		edit        func()
-		opts        []conditions.SetOption
-		wantChanged bool
-		want        metav1.Condition
-	}{
-		{
-			name: "first write takes the Summarizer's clock", wantChanged: true,
-			want: metav1.Condition{Type: "Ready", Status: F, Reason: aggregate.IssueReportedReason, Message: "A: a is broken", LastTransitionTime: at(1)},
-		},
-		{
-			name: "same input later changes nothing", opts: []conditions.SetOption{clock(2)},
-			want: metav1.Condition{Type: "Ready", Status: F, Reason: aggregate.IssueReportedReason, Message: "A: a is broken", LastTransitionTime: at(1)},
-		},
-		{
-			name: "the call's clock comes after the Summarizer's", opts: []conditions.SetOption{clock(3)}, wantChanged: true,
-			edit: func() { meta.FindStatusCondition(obj.conditions, "A").Status = T },
-			want: metav1.Condition{Type: "Ready", Status: T, Reason: aggregate.NoIssuesReportedReason, LastTransitionTime: at(3)},
-		},
-	}
-	for _, step := range steps {
-		if step.edit != nil {
-			step.edit()
-		}
-		changed, err := s.SetCondition(obj, step.opts...)
-		if err != nil {
-			t.Fatalf("%s: SetCondition() error = %v", step.name, err)
-		}
-		if changed != step.wantChanged {
-			t.Errorf("%s: changed = %v, want %v", step.name, changed, step.wantChanged)
-		}
-		if diff := cmp.Diff(&step.want, conditions.Get(obj, "Ready")); diff != "" {
-			t.Errorf("%s: Ready (-want +got):\n%s", step.name, diff)
-		}
 	}
 }
 
