@@ -2,6 +2,9 @@ package aggregate
 
 import (
 	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -20,22 +23,19 @@ import (
 // keeps it, e.g. in the Machine's LastOperationAnnotation (see SetLastOperationAnnotation and
 // LastOperationFromAnnotations). Like LastOperation, the function is pure, deterministic and a
 // fixed point: given its own result as previous, it returns an equal lastOperation; its time
-// is taken from the Machine's conditions or, for a change no lastTransitionTime dates, from the
-// clock of opts (conditions.WithClock, e.g. the reconcile's instant), never from the wall clock
-// (see LastOperation).
+// is taken from the Machine's conditions or, for a change no lastTransitionTime dates, from now
+// (e.g. the reconcile's instant), never from the wall clock (see LastOperation).
 //
 // Where the phase differs from Cluster API's own status.phase, and why, is listed in
 // docs/clusterapi.md. A nil m gives Pending and nil.
-func ClusterAPIMachineStatus(m *clusterv1.Machine, previous *v1alpha1.LastOperation, opts ...conditions.SetOption) (v1alpha1.MachinePhase, *v1alpha1.LastOperation) {
+func ClusterAPIMachineStatus(m *clusterv1.Machine, previous *v1alpha1.LastOperation, now time.Time) (v1alpha1.MachinePhase, *v1alpha1.LastOperation) {
 	view := MachineFromClusterAPI(m, previous)
 	if view == nil {
 		return v1alpha1.MachinePhasePending, nil
 	}
 	// As Summarize does: the phase's Unknown row reads the lastOperation just computed.
-	signal := terminalSignal(view)
-	op := lastOperationWith(view, signal, opts)
-	view.Status.LastOperation = op
-	return phaseWith(view, signal, func() *v1alpha1.LastOperation { return op }), op
+	view.Status.LastOperation = LastOperation(view, now)
+	return Phase(view), view.Status.LastOperation
 }
 
 // MachineFromClusterAPI returns a machinestatus Machine that says what m says, in the
@@ -125,7 +125,7 @@ func MachineFromClusterAPI(m *clusterv1.Machine, previous *v1alpha1.LastOperatio
 			continue
 		}
 		view.Spec.ReadinessGates = append(view.Spec.ReadinessGates, ReadinessGateFromClusterAPI(g))
-		if c := findCondition(m.Status.Conditions, g.ConditionType); c != nil {
+		if c := meta.FindStatusCondition(m.Status.Conditions, g.ConditionType); c != nil {
 			view.Status.Conditions = append(view.Status.Conditions, *c)
 		}
 	}
@@ -152,7 +152,7 @@ var clusterAPICatalogTypes = []string{
 // clusterAPIConditions maps m's conditions and initialization flags to the catalog, as
 // MachineFromClusterAPI documents.
 func clusterAPIConditions(m *clusterv1.Machine) []metav1.Condition {
-	get := func(t string) *metav1.Condition { return findCondition(m.Status.Conditions, t) }
+	get := func(t string) *metav1.Condition { return meta.FindStatusCondition(m.Status.Conditions, t) }
 	isSet := func(flag *bool) bool { return flag != nil && *flag }
 	// Cluster API sets bootstrapDataSecretCreated only for a configRef; a dataSecretName given
 	// without one is the bootstrap data itself, ready from the start.

@@ -32,10 +32,10 @@ func LastOperationFromAnnotations(annotations map[string]string) (*v1alpha1.Last
 	if err := json.Unmarshal([]byte(value), op); err != nil {
 		return nil, fmt.Errorf("cannot read annotation %s: %w", LastOperationAnnotation, err)
 	}
-	if !slices.Contains(v1alpha1.MachineOperationTypes, op.Type) {
+	if !slices.Contains(v1alpha1.MachineOperationTypes(), op.Type) {
 		return nil, fmt.Errorf("cannot read annotation %s: unknown operation type %q", LastOperationAnnotation, op.Type)
 	}
-	if !slices.Contains(v1alpha1.MachineOperationStates, op.State) {
+	if !slices.Contains(v1alpha1.MachineOperationStates(), op.State) {
 		return nil, fmt.Errorf("cannot read annotation %s: unknown operation state %q", LastOperationAnnotation, op.State)
 	}
 	return op, nil

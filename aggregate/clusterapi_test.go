@@ -520,7 +520,7 @@ func TestClusterAPIMachineStatusAgainstClusterAPIPhases(t *testing.T) {
 	}
 	for _, tc := range clusterAPIPhaseCases() {
 		t.Run(tc.source+"/"+tc.name, func(t *testing.T) {
-			phase, op := aggregate.ClusterAPIMachineStatus(tc.machine, tc.previous)
+			phase, op := aggregate.ClusterAPIMachineStatus(tc.machine, tc.previous, time.Time{})
 			if phase != tc.wantPhase {
 				t.Errorf("phase = %s, want %s (Cluster API: %s)", phase, tc.wantPhase, tc.capiPhase)
 			}
@@ -552,18 +552,18 @@ func TestClusterAPIMachineStatusIsPure(t *testing.T) {
 	for _, tc := range clusterAPIPhaseCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			machine, previous := tc.machine.DeepCopy(), tc.previous.DeepCopy()
-			phase, op := aggregate.ClusterAPIMachineStatus(tc.machine, tc.previous)
+			phase, op := aggregate.ClusterAPIMachineStatus(tc.machine, tc.previous, time.Time{})
 			if diff := cmp.Diff(machine, tc.machine); diff != "" {
 				t.Errorf("ClusterAPIMachineStatus modified the Machine (-before +after):\n%s", diff)
 			}
 			if diff := cmp.Diff(previous, tc.previous); diff != "" {
 				t.Errorf("ClusterAPIMachineStatus modified previous (-before +after):\n%s", diff)
 			}
-			phase2, op2 := aggregate.ClusterAPIMachineStatus(tc.machine, tc.previous)
+			phase2, op2 := aggregate.ClusterAPIMachineStatus(tc.machine, tc.previous, time.Time{})
 			if phase2 != phase || !equality.Semantic.DeepEqual(op2, op) {
 				t.Errorf("second call = %s %+v, first = %s %+v", phase2, op2, phase, op)
 			}
-			fixedPhase, fixedOp := aggregate.ClusterAPIMachineStatus(tc.machine, op)
+			fixedPhase, fixedOp := aggregate.ClusterAPIMachineStatus(tc.machine, op, time.Time{})
 			if fixedPhase != phase || !equality.Semantic.DeepEqual(fixedOp, op) {
 				t.Errorf("not a fixed point: with its own result as previous = %s %+v, want %s %+v", fixedPhase, fixedOp, phase, op)
 			}
@@ -601,7 +601,7 @@ func TestMachineFromClusterAPINeverReadsMissingAsTrue(t *testing.T) {
 					t.Errorf("without Cluster API's %s (flags %v), the view has %s=True", missing, withFlags, c.Type)
 				}
 			}
-			if phase, _ := aggregate.ClusterAPIMachineStatus(m, createdOp()); missing == v1alpha1.MachineNodeReadyCondition &&
+			if phase, _ := aggregate.ClusterAPIMachineStatus(m, createdOp(), time.Time{}); missing == v1alpha1.MachineNodeReadyCondition &&
 				phase == v1alpha1.MachinePhaseRunning {
 				t.Errorf("without NodeReady (flags %v) the phase is Running", withFlags)
 			}
@@ -671,7 +671,7 @@ func TestMachineFromClusterAPI(t *testing.T) {
 	if aggregate.MachineFromClusterAPI(nil, previous) != nil {
 		t.Error("MachineFromClusterAPI(nil) is not nil")
 	}
-	if phase, op := aggregate.ClusterAPIMachineStatus(nil, previous); phase != v1alpha1.MachinePhasePending || op != nil {
+	if phase, op := aggregate.ClusterAPIMachineStatus(nil, previous, time.Time{}); phase != v1alpha1.MachinePhasePending || op != nil {
 		t.Errorf("ClusterAPIMachineStatus(nil) = %s, %+v; want Pending, nil", phase, op)
 	}
 }
@@ -802,7 +802,7 @@ func TestClusterAPIMachineLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		phase, op := aggregate.ClusterAPIMachineStatus(s.machine, previous)
+		phase, op := aggregate.ClusterAPIMachineStatus(s.machine, previous, time.Time{})
 		if got := string(op.Type) + " " + string(op.State); phase != s.wantPhase || got != s.wantOp {
 			t.Errorf("%s: %s, %s (%s); want %s, %s", s.name, phase, got, op.Description, s.wantPhase, s.wantOp)
 		}

@@ -12,92 +12,6 @@ import (
 	"github.com/machinestatus/machinestatus/conditions"
 )
 
-func ExampleNewSummaryCondition() {
-	created := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	m := &v1alpha1.Machine{Status: v1alpha1.MachineStatus{Conditions: []metav1.Condition{
-		{Type: "InfrastructureReady", Status: metav1.ConditionTrue, Reason: "InfrastructureProvisioned", LastTransitionTime: created},
-		{Type: "NodeReady", Status: metav1.ConditionFalse, Reason: "NodeNotReady", Message: "kubelet stopped posting node status", LastTransitionTime: created},
-		{Type: "Deleting", Status: metav1.ConditionTrue, Reason: "DrainingNode", LastTransitionTime: created},
-	}}}
-
-	ready, err := aggregate.NewSummaryCondition(m, "Ready",
-		aggregate.ForConditionTypes("InfrastructureReady", "NodeReady", "NodeHealthy", "Deleting"),
-		aggregate.NegativePolarityConditionTypes("Deleting"),
-	)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(ready.Status, ready.Reason)
-	fmt.Println(ready.Message)
-
-	// Misconfiguration is an error, not a panic.
-	_, err = aggregate.NewSummaryCondition(m, "Ready", aggregate.ForConditionTypes("Ready"))
-	fmt.Println(err)
-
-	// Output:
-	// False MultipleIssuesReported
-	// Deleting: DrainingNode; NodeReady: kubelet stopped posting node status; NodeHealthy: not yet reported
-	// cannot summarize conditions into "Ready": the target condition type cannot be in its own scope
-}
-
-// A controller that summarizes the same scope on every reconcile checks it once.
-func ExampleNewSummarizer() {
-	readySummary, err := aggregate.NewSummarizer("Ready",
-		aggregate.ForConditionTypes("InfrastructureReady", "NodeReady", "Deleting"),
-		aggregate.NegativePolarityConditionTypes("Deleting"),
-	)
-	if err != nil {
-		fmt.Println(err) // a *SummaryConfigError: fix the configuration
-		return
-	}
-
-	// In Reconcile, with the reconcile's clock:
-	created := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	clock := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(created.Add(time.Minute))}
-	m := &v1alpha1.Machine{Status: v1alpha1.MachineStatus{Conditions: []metav1.Condition{
-		{Type: "InfrastructureReady", Status: metav1.ConditionTrue, Reason: "InfrastructureProvisioned", LastTransitionTime: created},
-		{Type: "NodeReady", Status: metav1.ConditionTrue, Reason: "KubeletReady", LastTransitionTime: created},
-		{Type: "Deleting", Status: metav1.ConditionFalse, Reason: "NotDeleting", LastTransitionTime: created},
-	}}}
-	changed, err := readySummary.SetCondition(m, clock)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	ready := conditions.Get(m, "Ready")
-	fmt.Println(changed, ready.Status, ready.Reason, ready.LastTransitionTime.UTC().Format(time.RFC3339))
-
-	// Output:
-	// true True NoIssuesReported 2026-01-01T00:01:00Z
-}
-
-// An option of one's own: a provider's network types in one option, each skipped while missing.
-func ExampleSummaryOptionFunc() {
-	networkTypes := []string{"example.com/NetworkReady", "example.com/FirewallReady"}
-	forNetwork := aggregate.SummaryOptionFunc(func(o *aggregate.SummaryOptions) {
-		o.ConditionTypes = append(o.ConditionTypes, networkTypes...)
-		o.IgnoreTypesIfMissing = append(o.IgnoreTypesIfMissing, networkTypes...)
-	})
-	created := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	m := &v1alpha1.Machine{Status: v1alpha1.MachineStatus{Conditions: []metav1.Condition{
-		{Type: "NodeReady", Status: metav1.ConditionTrue, Reason: "KubeletReady", LastTransitionTime: created},
-		{Type: "example.com/NetworkReady", Status: metav1.ConditionFalse, Reason: "Detached", Message: "no VLAN", LastTransitionTime: created},
-	}}}
-
-	ready, err := aggregate.NewSummaryCondition(m, "Ready", aggregate.ForConditionTypes("NodeReady"), forNetwork)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(ready.Status, ready.Reason)
-	fmt.Println(ready.Message)
-
-	// Output:
-	// False IssueReported
-	// example.com/NetworkReady: no VLAN
-}
-
 func ExampleSummarize() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(minutes int) metav1.Time { return metav1.NewTime(t0.Add(time.Duration(minutes) * time.Minute)) }
@@ -111,7 +25,7 @@ func ExampleSummarize() {
 			{Type: "Updating", Status: metav1.ConditionTrue, Reason: "KubeletVersionUpdating", Message: "kubelet v1.35.2, want v1.36.3", LastTransitionTime: at(7)},
 		}},
 	}
-	clock := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(8).Time)}
+	clock := at(8).Time
 
 	show := func(changed bool) {
 		ready := conditions.Get(m, "Ready")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -99,51 +100,38 @@ const (
 // Failed decided by a failure reason, e.g. Updating=True whose reason becomes UpdateFailed),
 // nor one whose condition had already changed before the previous lastOperation was recorded
 // (the candidate is not after the previous lastUpdated, e.g. Delete Failed going back to
-// Processing). Those changes are dated when they are observed: by the clock of opts
-// (conditions.WithClock; a controller passes its reconcile's instant). Without a clock the
-// candidate is kept: the wall clock is never read. Whatever dated it, a changed lastUpdated is
-// after the previous one (one second after it when the instant found is not, e.g. a clock
-// behind the previous writer's, or two changes in the same second), so lastUpdated moves on
-// every change and never goes back. The clock is read only on a change, so an unchanged Machine
-// gives an unchanged lastOperation.
+// Processing). Those changes are dated now, when they are observed (a controller passes its
+// reconcile's instant); a zero now keeps the candidate: the wall clock is never read. Whatever
+// dated it, a changed lastUpdated is after the previous one (one second after it when the instant
+// found is not, e.g. a clock behind the previous writer's, or two changes in the same second), so
+// lastUpdated moves on every change and never goes back. now is read only on a change, so an
+// unchanged Machine gives an unchanged lastOperation.
 //
 // The description is at most 1024 bytes, cut at a UTF-8 boundary.
 //
 // LastOperation is a fixed point: for a Machine whose status.lastOperation already equals the
 // result, it returns an equal value.
-func LastOperation(m *v1alpha1.Machine, opts ...conditions.SetOption) *v1alpha1.LastOperation {
+func LastOperation(m *v1alpha1.Machine, now time.Time) *v1alpha1.LastOperation {
 	if m == nil {
 		return nil
 	}
-	return lastOperationWith(m, terminalSignal(m), opts).DeepCopy()
-}
-
-// lastOperationWith is LastOperation for a non-nil m whose terminal signal is known, so that
-// Summarize finds it once for LastOperation and Phase; opts give the clock that dates a change
-// no lastTransitionTime dates (Phase, which reads only type and state, passes none). When
-// nothing is new it returns m.Status.LastOperation itself, not a copy (a steady Running Machine
-// costs no allocation; one in another operation only the description built to compare):
-// callers must not modify the result.
-func lastOperationWith(m *v1alpha1.Machine, signal *terminal, opts []conditions.SetOption) *v1alpha1.LastOperation {
-	op := lastOperation(m, signal, opts)
-	if d := conditions.TruncateTo(op.Description, maxDescriptionBytes); d != op.Description {
-		op = op.DeepCopy()
-		op.Description = d
-	}
+	op := lastOperation(m, now).DeepCopy()
+	op.Description = conditions.TruncateTo(op.Description, maxDescriptionBytes)
 	return op
 }
 
-func lastOperation(m *v1alpha1.Machine, signal *terminal, opts []conditions.SetOption) *v1alpha1.LastOperation {
-	// The previous value is read in place, never modified: next builds a new value.
-	d := deriver{prev: m.Status.LastOperation, stored: m.Status.LastOperation, opts: opts, created: m.CreationTimestamp}
-	// Conditions are read in place (findCondition), never modified.
-	get := func(t string) *metav1.Condition { return findCondition(m.Status.Conditions, t) }
+// lastOperation applies LastOperation's rules to a non-nil m. The result may be m's own
+// status.lastOperation: callers must not modify it.
+func lastOperation(m *v1alpha1.Machine, now time.Time) *v1alpha1.LastOperation {
+	d := deriver{prev: m.Status.LastOperation, stored: m.Status.LastOperation, now: now, created: m.CreationTimestamp}
+	get := func(t string) *metav1.Condition { return meta.FindStatusCondition(m.Status.Conditions, t) }
+	signal := terminalSignal(m)
 
 	// Rule 1: deletion.
 	if m.DeletionTimestamp != nil {
 		deleting := get(v1alpha1.MachineDeletingCondition)
 		d.created = *m.DeletionTimestamp
-		if deleting != nil && deleting.Reason == v1alpha1.MachineDeletingDeletionCompletedReason {
+		if hasReason(deleting, v1alpha1.MachineDeletingDeletionCompletedReason) {
 			return d.nextByReason(v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateSuccessful, descDeleted)
 		}
 		if !isTrue(deleting) {
@@ -161,28 +149,27 @@ func lastOperation(m *v1alpha1.Machine, signal *terminal, opts []conditions.SetO
 	// Rule 2: creation.
 	if d.prev == nil || (d.prev.Type == v1alpha1.MachineOperationCreate && d.prev.State != v1alpha1.MachineOperationStateSuccessful) {
 		nodeReady := get(v1alpha1.MachineNodeReadyCondition)
-		switch t := signal; {
-		case nodeReady != nil && nodeReady.Status == metav1.ConditionTrue,
-			d.prev == nil && createdWithoutHistory(m, signal):
+		switch {
+		case isTrue(nodeReady), d.prev == nil && createdWithoutHistory(m, signal):
 			// Created: continue with rules 3 to 6 as if this were the previous value.
 			d.prev = d.next(v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful, descCreated, nodeReady)
-		case t != nil:
-			return d.nextFailed(v1alpha1.MachineOperationCreate, descCreationFailed+": "+describe(&t.condition), t)
+		case signal != nil:
+			return d.failed(v1alpha1.MachineOperationCreate, descCreationFailed+": "+describe(&signal.condition), signal)
 		default:
 			return d.next(v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing, createStep(m), nil)
 		}
 	}
 
 	// Rule 3: terminal signal.
-	if t := signal; t != nil {
-		if t.update {
-			return d.nextByReason(v1alpha1.MachineOperationUpdate, v1alpha1.MachineOperationStateFailed, descUpdateFailed+": "+describe(&t.condition))
+	if signal != nil {
+		if signal.update {
+			return d.nextByReason(v1alpha1.MachineOperationUpdate, v1alpha1.MachineOperationStateFailed, descUpdateFailed+": "+describe(&signal.condition))
 		}
-		desc := descTerminalFailure + ": " + describe(&t.condition)
-		if t.condition.Type == v1alpha1.MachineHealthCheckSucceededCondition {
-			desc = withDetail(descHealthCheckFailed, &t.condition)
+		desc := descTerminalFailure + ": " + describe(&signal.condition)
+		if signal.condition.Type == v1alpha1.MachineHealthCheckSucceededCondition {
+			desc = withDetail(descHealthCheckFailed, &signal.condition)
 		}
-		return d.nextFailed(v1alpha1.MachineOperationHealthCheck, desc, t)
+		return d.failed(v1alpha1.MachineOperationHealthCheck, desc, signal)
 	}
 
 	// Rule 4: a drain that failed, or an operation in progress.
@@ -191,7 +178,7 @@ func lastOperation(m *v1alpha1.Machine, signal *terminal, opts []conditions.SetO
 	nodeReady := get(v1alpha1.MachineNodeReadyCondition)
 	healthCheck := get(v1alpha1.MachineHealthCheckSucceededCondition)
 	switch {
-	case conditionHasReason(draining, v1alpha1.MachineDrainingFailedReason):
+	case hasReason(draining, v1alpha1.MachineDrainingFailedReason):
 		return d.nextByReason(v1alpha1.MachineOperationDrainNode, v1alpha1.MachineOperationStateFailed, withDetail(descDrainFailed, draining))
 	case isTrue(updating):
 		return d.next(v1alpha1.MachineOperationUpdate, v1alpha1.MachineOperationStateProcessing, withDetail(descUpdating, updating), updating)
@@ -206,22 +193,15 @@ func lastOperation(m *v1alpha1.Machine, signal *terminal, opts []conditions.SetO
 	}
 
 	// Rule 5: the previous operation's condition has cleared. Rules 3 and 4 did not match, so
-	// no terminal signal is present, Updating and Draining are not True and NodeReady is True;
-	// the checks below state each type's own condition anyway.
+	// no terminal signal is present, Updating and Draining are not True and NodeReady is True.
 	if prev := d.prev; prev.State != v1alpha1.MachineOperationStateSuccessful {
 		switch prev.Type {
 		case v1alpha1.MachineOperationUpdate:
-			if !isTrue(updating) && !hasReason(m, v1alpha1.MachineUpdateFailedReason) {
-				return d.next(prev.Type, v1alpha1.MachineOperationStateSuccessful, descUpdated, updating)
-			}
+			return d.next(prev.Type, v1alpha1.MachineOperationStateSuccessful, descUpdated, updating)
 		case v1alpha1.MachineOperationDrainNode:
-			if !isTrue(draining) {
-				return d.next(prev.Type, v1alpha1.MachineOperationStateSuccessful, descDrained, draining)
-			}
+			return d.next(prev.Type, v1alpha1.MachineOperationStateSuccessful, descDrained, draining)
 		case v1alpha1.MachineOperationHealthCheck:
-			if isTrue(nodeReady) && signal == nil {
-				return d.next(prev.Type, v1alpha1.MachineOperationStateSuccessful, descHealthy, later(nodeReady, healthCheck))
-			}
+			return d.next(prev.Type, v1alpha1.MachineOperationStateSuccessful, descHealthy, latest(nodeReady, healthCheck))
 		}
 	}
 
@@ -249,16 +229,15 @@ func createdWithoutHistory(m *v1alpha1.Machine, signal *terminal) bool {
 	return signal == nil || signal.condition.Reason != v1alpha1.MachineHealthCheckNodeStartupTimeoutReason
 }
 
-// deriver builds the operations of one LastOperation call.
+// deriver builds the operations of one lastOperation call.
 type deriver struct {
 	// prev is the previous operation the rules compare with: the stored one, or the Create
 	// Successful of rule 2 standing in for it. Read only.
 	prev *v1alpha1.LastOperation
 	// stored is m's status.lastOperation (nil when none): the last recorded change. Read only.
 	stored *v1alpha1.LastOperation
-	// opts may hold the clock (conditions.WithClock) that dates a change no lastTransitionTime
-	// dates. They are read only on such a change, so a steady Machine costs no allocation.
-	opts []conditions.SetOption
+	// now dates a change no lastTransitionTime dates; zero: none.
+	now time.Time
 	// created is the candidate time when the deciding condition is missing or undated:
 	// metadata.creationTimestamp, or the deletionTimestamp during deletion.
 	created metav1.Time
@@ -278,64 +257,50 @@ func (d *deriver) nextByReason(t v1alpha1.MachineOperationType, s v1alpha1.Machi
 	return d.at(t, s, description, nil, true)
 }
 
-// nextFailed returns the Failed operation of type t that the terminal signal sig decided: by
-// the status of HealthCheckSucceeded when its False is the signal, else by a terminal reason.
-func (d *deriver) nextFailed(t v1alpha1.MachineOperationType, description string, sig *terminal) *v1alpha1.LastOperation {
-	byStatus := !sig.update && sig.condition.Type == v1alpha1.MachineHealthCheckSucceededCondition &&
-		!isTerminalReason(sig.condition.Reason)
-	if byStatus {
+// failed returns the Failed operation of type t that the terminal signal sig decided: by the
+// status of HealthCheckSucceeded when its False is the signal, else by a terminal reason.
+func (d *deriver) failed(t v1alpha1.MachineOperationType, description string, sig *terminal) *v1alpha1.LastOperation {
+	if !sig.update && sig.condition.Type == v1alpha1.MachineHealthCheckSucceededCondition && !v1alpha1.IsTerminalReason(sig.condition.Reason) {
 		return d.next(t, v1alpha1.MachineOperationStateFailed, description, &sig.condition)
 	}
 	return d.nextByReason(t, v1alpha1.MachineOperationStateFailed, description)
 }
 
 // at returns an operation of the given type, state and description. Its lastUpdated is prev's
-// when prev has the same type and state. Otherwise it is the instant of the change, in
-// seconds:
+// when prev has the same type and state. Otherwise it is the instant of the change, in seconds:
 //   - the candidate (decidedBy's lastTransitionTime, else d.created) when a status decided the
 //     change and the candidate is after the stored lastUpdated;
-//   - else the clock's instant (the clock of d.opts), or the candidate when there is no clock:
-//     the wall clock is never read;
-//   - and never at or before the stored lastUpdated: a result that is (a change observed in
-//     the same second as the previous one, or a clock behind the previous writer's) becomes
-//     one second after it, so lastUpdated moves on every change and never goes back.
+//   - else d.now, or the candidate when now is zero;
+//   - and never at or before the stored lastUpdated: a result that is becomes one second after
+//     it, so lastUpdated moves on every change and never goes back.
 func (d *deriver) at(t v1alpha1.MachineOperationType, s v1alpha1.MachineOperationState,
 	description string, decidedBy *metav1.Condition, byReason bool) *v1alpha1.LastOperation {
 	if d.prev != nil && d.prev.Type == t && d.prev.State == s {
-		if d.prev == d.stored && d.prev.Description == description {
-			return d.prev // nothing new: the stored value itself, no allocation
-		}
 		return &v1alpha1.LastOperation{Type: t, State: s, Description: description, LastUpdated: d.prev.LastUpdated}
 	}
-	op := &v1alpha1.LastOperation{Type: t, State: s, Description: description}
 	candidate := d.created
 	if decidedBy != nil && !decidedBy.LastTransitionTime.IsZero() {
 		candidate = decidedBy.LastTransitionTime
 	}
-	op.LastUpdated = conditions.StoredTime(candidate.Time)
+	op := &v1alpha1.LastOperation{Type: t, State: s, Description: description, LastUpdated: conditions.StoredTime(candidate.Time)}
+	observed := op.LastUpdated
+	if !d.now.IsZero() {
+		observed = conditions.StoredTime(d.now)
+	}
 	if d.stored == nil {
 		if byReason {
-			op.LastUpdated = d.observed(op.LastUpdated)
+			op.LastUpdated = observed
 		}
 		return op
 	}
 	last := d.stored.LastUpdated.Time
 	if byReason || !op.LastUpdated.After(last) {
-		op.LastUpdated = d.observed(op.LastUpdated)
+		op.LastUpdated = observed
 	}
 	if !op.LastUpdated.After(last) {
 		op.LastUpdated = conditions.StoredTime(last.Add(time.Second))
 	}
 	return op
-}
-
-// observed is the instant the clock of d.opts reads, in seconds, or candidate without a clock.
-func (d *deriver) observed(candidate metav1.Time) metav1.Time {
-	var o conditions.SetOptions
-	if o.ApplyOptions(d.opts); o.Clock == nil {
-		return candidate
-	}
-	return conditions.StoredTime(o.Clock.Now())
 }
 
 // deletionFailure returns the condition that reports why the deletion of m is failing, or nil:
@@ -352,11 +317,11 @@ func deletionFailure(m *v1alpha1.Machine, deleting *metav1.Condition) *metav1.Co
 		step = deleting.Reason
 	}
 	drainingNode := step == v1alpha1.MachineDeletingDrainingNodeReason
-	if c := findCondition(m.Status.Conditions, v1alpha1.MachineDrainingCondition); drainingNode && conditionHasReason(c, v1alpha1.MachineDrainingFailedReason) {
+	if c := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.MachineDrainingCondition); drainingNode && hasReason(c, v1alpha1.MachineDrainingFailedReason) {
 		return c
 	}
 	infraExists := drainingNode || step == v1alpha1.MachineDeletingWaitingForInfrastructureDeletionReason
-	if c := findCondition(m.Status.Conditions, v1alpha1.MachineInfrastructureReadyCondition); infraExists && conditionHasReason(c, v1alpha1.MachineInfrastructureFailedReason) {
+	if c := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.MachineInfrastructureReadyCondition); infraExists && hasReason(c, v1alpha1.MachineInfrastructureFailedReason) {
 		return c
 	}
 	return nil
@@ -364,14 +329,14 @@ func deletionFailure(m *v1alpha1.Machine, deleting *metav1.Condition) *metav1.Co
 
 // createStep describes the step a Create in progress waits on.
 func createStep(m *v1alpha1.Machine) string {
-	bootstrap := findCondition(m.Status.Conditions, v1alpha1.MachineBootstrapConfigReadyCondition)
+	bootstrap := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.MachineBootstrapConfigReadyCondition)
 	if m.Spec.Bootstrap != nil && !isTrue(bootstrap) {
 		return withDetail(descWaitingForBootstrap, bootstrap)
 	}
-	if infra := findCondition(m.Status.Conditions, v1alpha1.MachineInfrastructureReadyCondition); !isTrue(infra) {
+	if infra := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.MachineInfrastructureReadyCondition); !isTrue(infra) {
 		return withDetail(descWaitingForInfrastructure, infra)
 	}
-	return withDetail(descWaitingForNode, findCondition(m.Status.Conditions, v1alpha1.MachineNodeReadyCondition))
+	return withDetail(descWaitingForNode, meta.FindStatusCondition(m.Status.Conditions, v1alpha1.MachineNodeReadyCondition))
 }
 
 // withDetail appends ": " and the detail of c to s, or returns s when c is nil.
@@ -402,7 +367,7 @@ func detail(c *metav1.Condition) string {
 // detailOrMissing is detail(c), or "not yet reported" when c is nil.
 func detailOrMissing(c *metav1.Condition) string {
 	if c == nil {
-		return notYetReportedText
+		return "not yet reported"
 	}
 	return detail(c)
 }
@@ -416,22 +381,8 @@ func describe(c *metav1.Condition) string {
 	return s + ": " + detail(c)
 }
 
-func isTrue(c *metav1.Condition) bool {
-	return c != nil && c.Status == metav1.ConditionTrue
-}
-
-// hasReason reports whether any condition of m has the given reason.
-func hasReason(m *v1alpha1.Machine, reason string) bool {
-	for _, c := range m.Status.Conditions {
-		if c.Reason == reason {
-			return true
-		}
-	}
-	return false
-}
-
-// later returns whichever of a and b (either may be nil) changed last; a on a tie.
-func later(a, b *metav1.Condition) *metav1.Condition {
+// latest returns whichever of a and b (either may be nil) changed last; a on a tie.
+func latest(a, b *metav1.Condition) *metav1.Condition {
 	if a == nil || (b != nil && b.LastTransitionTime.After(a.LastTransitionTime.Time)) {
 		return b
 	}

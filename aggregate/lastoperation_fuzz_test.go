@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -65,13 +64,13 @@ func runHistory(t *testing.T, steps []byte) []v1alpha1.MachineStatus {
 		if flags&1 != 0 { // another writer, its clock skewed by up to ~4 h either way
 			writer = now.Add(time.Duration(int8(flags)) * 2 * time.Minute)
 		}
-		writerClock := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(writer)}
+		writerClock := writer
 		if d := dim % numCondDims; dim < 4*numCondDims {
 			c := condDims[d].choices[choice%len(condDims[d].choices)]
 			if c == missing {
 				conditions.Delete(m, condDims[d].conditionType)
 			} else if _, err := conditions.Set(m, metav1.Condition{Type: condDims[d].conditionType, Status: c.status,
-				Reason: c.reason, Message: c.message}, writerClock); err != nil {
+				Reason: c.reason, Message: c.message}, clockAt(writerClock)); err != nil {
 				t.Fatalf("step %d: Set: %v", i/4, err)
 			}
 		}
@@ -83,13 +82,13 @@ func runHistory(t *testing.T, steps []byte) []v1alpha1.MachineStatus {
 			reasons := []string{v1alpha1.MachineDeletingDrainingNodeReason,
 				v1alpha1.MachineDeletingWaitingForInfrastructureDeletionReason, v1alpha1.MachineDeletingDeletionCompletedReason}
 			if _, err := conditions.Set(m, metav1.Condition{Type: deleting, Status: T,
-				Reason: reasons[choice%len(reasons)]}, writerClock); err != nil {
+				Reason: reasons[choice%len(reasons)]}, clockAt(writerClock)); err != nil {
 				t.Fatalf("step %d: Set Deleting: %v", i/4, err)
 			}
 		}
 
 		prev := m.Status.LastOperation.DeepCopy()
-		clock := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(now)}
+		clock := now
 		instants[now.Unix()] = true
 		want := aggregate.LastOperation(m, clock)
 		aggregate.Summarize(m, clock)
@@ -105,7 +104,7 @@ func runHistory(t *testing.T, steps []byte) []v1alpha1.MachineStatus {
 
 		// Idempotent with a later clock.
 		before := m.DeepCopy()
-		if aggregate.Summarize(m, conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(now.Add(time.Hour))}) ||
+		if aggregate.Summarize(m, now.Add(time.Hour)) ||
 			!reflect.DeepEqual(before, m) {
 			fail("Summarize again changed the Machine:\n%s", cmp.Diff(before, m))
 		}
@@ -155,7 +154,7 @@ func checkHistoryStep(m *v1alpha1.Machine, prev, got *v1alpha1.LastOperation, in
 		failing = want.state == v1alpha1.MachineOperationStateFailed
 	} else {
 		creating := got.Type == v1alpha1.MachineOperationCreate && got.State == v1alpha1.MachineOperationStateProcessing
-		failing = terminalWinner(m) != nil ||
+		failing = hasTerminalSignal(m) ||
 			(!creating && reasonOf(m, draining) == v1alpha1.MachineDrainingFailedReason)
 	}
 	if (got.State == v1alpha1.MachineOperationStateFailed) != failing {

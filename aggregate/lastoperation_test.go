@@ -8,11 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
-	"github.com/machinestatus/machinestatus/conditions"
 )
 
 func TestLastOperation(t *testing.T) {
@@ -429,14 +427,14 @@ func TestLastOperation(t *testing.T) {
 const observed = 1000
 
 var (
-	observedClock = conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(observed).Time)}
-	laterClock    = conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(observed + 60).Time)}
+	observedClock = at(observed).Time
+	laterClock    = at(observed + 60).Time
 )
 
 func TestLastOperationDoesNotAlias(t *testing.T) {
 	m := machine(conds(cond(nodeReady, T, v1alpha1.MachineNodeReadyReason, 10)),
 		prevOp(update, successful, "Update completed", 50))
-	got := aggregate.LastOperation(m)
+	got := aggregate.LastOperation(m, time.Time{})
 	got.Description = "changed"
 	got.LastUpdated = at(99)
 	if diff := cmp.Diff(op(update, successful, "Update completed", 50), m.Status.LastOperation); diff != "" {
@@ -469,7 +467,7 @@ func TestLastOperationDescriptionIsBounded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := aggregate.LastOperation(tt.m)
+			got := aggregate.LastOperation(tt.m, time.Time{})
 			if n := len(got.Description); n > 1024 || n == 0 {
 				t.Errorf("description is %d bytes, want 1 to 1024", n)
 			}

@@ -1,6 +1,10 @@
 package aggregate
 
 import (
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -14,7 +18,7 @@ import (
 //  2. Deleting: a deletionTimestamp is set (also while LastOperation reports the deletion
 //     failing: it is retried).
 //  3. Failed: a terminal signal is present now: HealthCheckSucceeded is False, or any
-//     condition (whatever its status) has a reason in v1alpha1.TerminalReasons.
+//     condition (whatever its status) has a terminal reason (v1alpha1.IsTerminalReason).
 //  4. Standby: Standby is True.
 //  5. Draining: Draining is True (also with reason DrainingFailed: drainers retry, so a failed
 //     drain is not terminal).
@@ -35,36 +39,28 @@ func Phase(m *v1alpha1.Machine) v1alpha1.MachinePhase {
 	if m == nil {
 		return v1alpha1.MachinePhasePending
 	}
-	signal := terminalSignal(m)
-	return phaseWith(m, signal, func() *v1alpha1.LastOperation { return lastOperationWith(m, signal, nil) })
-}
-
-// phaseWith is Phase for a non-nil m whose terminal signal is known; lastOp returns m's
-// lastOperation (as lastOperationWith derives it), asked for only by the Unknown row, so that
-// Summarize, which has just derived it, passes it instead of deriving it again.
-func phaseWith(m *v1alpha1.Machine, signal *terminal, lastOp func() *v1alpha1.LastOperation) v1alpha1.MachinePhase {
+	get := func(t string) *metav1.Condition { return meta.FindStatusCondition(m.Status.Conditions, t) }
 	switch {
-	case m.DeletionTimestamp != nil &&
-		conditionHasReason(findCondition(m.Status.Conditions, v1alpha1.MachineDeletingCondition), v1alpha1.MachineDeletingDeletionCompletedReason):
+	case m.DeletionTimestamp != nil && hasReason(get(v1alpha1.MachineDeletingCondition), v1alpha1.MachineDeletingDeletionCompletedReason):
 		return v1alpha1.MachinePhaseDeleted
 	case m.DeletionTimestamp != nil:
 		return v1alpha1.MachinePhaseDeleting
-	case signal != nil:
+	case terminalSignal(m) != nil:
 		return v1alpha1.MachinePhaseFailed
-	case conditionIsTrue(m, v1alpha1.MachineStandbyCondition):
+	case isTrue(get(v1alpha1.MachineStandbyCondition)):
 		return v1alpha1.MachinePhaseStandby
-	case conditionIsTrue(m, v1alpha1.MachineDrainingCondition):
+	case isTrue(get(v1alpha1.MachineDrainingCondition)):
 		return v1alpha1.MachinePhaseDraining
-	case conditionIsTrue(m, v1alpha1.MachineUpdatingCondition):
+	case isTrue(get(v1alpha1.MachineUpdatingCondition)):
 		return v1alpha1.MachinePhaseUpdating
-	case conditionIsTrue(m, v1alpha1.MachineNodeReadyCondition):
+	case isTrue(get(v1alpha1.MachineNodeReadyCondition)):
 		return v1alpha1.MachinePhaseRunning
-	case creationFinished(lastOp()):
+	case creationFinished(LastOperation(m, time.Time{})):
 		return v1alpha1.MachinePhaseUnknown
-	case conditionIsTrue(m, v1alpha1.MachineInfrastructureReadyCondition):
+	case isTrue(get(v1alpha1.MachineInfrastructureReadyCondition)):
 		return v1alpha1.MachinePhaseProvisioned
-	case conditionIsTrue(m, v1alpha1.MachineBootstrapConfigReadyCondition),
-		conditionIsFalse(m, v1alpha1.MachineInfrastructureReadyCondition):
+	case isTrue(get(v1alpha1.MachineBootstrapConfigReadyCondition)),
+		hasStatus(get(v1alpha1.MachineInfrastructureReadyCondition), metav1.ConditionFalse):
 		return v1alpha1.MachinePhaseProvisioning
 	}
 	return v1alpha1.MachinePhasePending
@@ -82,64 +78,30 @@ type terminal struct {
 	update    bool
 }
 
-// terminalSignal returns the terminal signal present on m, or nil. When several are present,
-// the one reported is, first match wins: a condition with reason UpdateFailed, then any other
-// condition with a terminal reason, then a False HealthCheckSucceeded; conditions of equal
-// rank are taken in catalog order (conditions.Compare).
+// terminalSignal returns the terminal signal present on m, or nil. Of several, the one reported
+// is, first match wins: a condition with reason UpdateFailed, then any other condition with a
+// terminal reason, then a False HealthCheckSucceeded; ties in catalog order.
 func terminalSignal(m *v1alpha1.Machine) *terminal {
-	var update, other *metav1.Condition
-	for i := range m.Status.Conditions {
-		c := &m.Status.Conditions[i]
-		switch {
-		case c.Reason == v1alpha1.MachineUpdateFailedReason:
-			update = first(update, c)
-		case isTerminalReason(c.Reason):
-			other = first(other, c)
-		}
+	sorted := slices.SortedStableFunc(slices.Values(m.Status.Conditions), func(a, b metav1.Condition) int {
+		return conditions.Compare(a.Type, b.Type)
+	})
+	if i := slices.IndexFunc(sorted, func(c metav1.Condition) bool { return c.Reason == v1alpha1.MachineUpdateFailedReason }); i >= 0 {
+		return &terminal{condition: sorted[i], update: true}
 	}
-	switch {
-	case update != nil:
-		return &terminal{condition: *update, update: true}
-	case other != nil:
-		return &terminal{condition: *other}
+	if i := slices.IndexFunc(sorted, func(c metav1.Condition) bool { return v1alpha1.IsTerminalReason(c.Reason) }); i >= 0 {
+		return &terminal{condition: sorted[i]}
 	}
-	if c := findCondition(m.Status.Conditions, v1alpha1.MachineHealthCheckSucceededCondition); c != nil && c.Status == metav1.ConditionFalse {
+	if c := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.MachineHealthCheckSucceededCondition); hasStatus(c, metav1.ConditionFalse) {
 		return &terminal{condition: *c}
 	}
 	return nil
 }
 
-// first returns whichever of a (possibly nil) and b comes first in catalog order.
-func first(a, b *metav1.Condition) *metav1.Condition {
-	if a == nil || conditions.Compare(b.Type, a.Type) < 0 {
-		return b
-	}
-	return a
-}
+// isTrue reports whether c is present and True.
+func isTrue(c *metav1.Condition) bool { return hasStatus(c, metav1.ConditionTrue) }
 
-// conditionIsTrue and conditionIsFalse are conditions.IsTrue and conditions.IsFalse for a
-// non-nil Machine, without copying the condition.
-func conditionIsTrue(m *v1alpha1.Machine, t string) bool {
-	return isTrue(findCondition(m.Status.Conditions, t))
-}
+// hasStatus reports whether c is present with status s.
+func hasStatus(c *metav1.Condition, s metav1.ConditionStatus) bool { return c != nil && c.Status == s }
 
-func conditionIsFalse(m *v1alpha1.Machine, t string) bool {
-	c := findCondition(m.Status.Conditions, t)
-	return c != nil && c.Status == metav1.ConditionFalse
-}
-
-// conditionHasReason reports whether c is present with the given reason.
-func conditionHasReason(c *metav1.Condition, reason string) bool {
-	return c != nil && c.Reason == reason
-}
-
-// isTerminalReason is slices.Contains(v1alpha1.TerminalReasons, reason), written out so that
-// the comparisons inline (it runs for every condition, twice per Summarize).
-func isTerminalReason(reason string) bool {
-	for _, r := range v1alpha1.TerminalReasons {
-		if r == reason {
-			return true
-		}
-	}
-	return false
-}
+// hasReason reports whether c is present with the given reason.
+func hasReason(c *metav1.Condition, reason string) bool { return c != nil && c.Reason == reason }

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -52,19 +51,19 @@ func TestConditionPolarity(t *testing.T) {
 func TestSummarizeGateDeclaredPositiveWins(t *testing.T) {
 	m := steadyRunning(t)
 	m.Spec.ReadinessGates = []v1alpha1.MachineReadinessGate{{ConditionType: v1alpha1.MachineStandbyCondition, Polarity: v1alpha1.PositiveConditionPolarity}}
-	clock := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(13).Time)}
-	if _, err := conditions.Set(m, cond(v1alpha1.MachineStandbyCondition, T, "Parked", 13), clock); err != nil {
+	clock := at(13).Time
+	if _, err := conditions.Set(m, cond(v1alpha1.MachineStandbyCondition, T, "Parked", 13), clockAt(clock)); err != nil {
 		t.Fatal(err)
 	}
 	aggregate.Summarize(m, clock)
 	if ready := conditions.Get(m, v1alpha1.MachineReadyCondition); ready == nil || ready.Status != T {
 		t.Fatalf("Ready = %+v, want True: the gate declares Standby positive and it is True", ready)
 	}
-	if _, err := conditions.Set(m, cond(v1alpha1.MachineStandbyCondition, F, "Unparked", 14), clock); err != nil {
+	if _, err := conditions.Set(m, cond(v1alpha1.MachineStandbyCondition, F, "Unparked", 14), clockAt(clock)); err != nil {
 		t.Fatal(err)
 	}
 	aggregate.Summarize(m, clock)
-	if ready := conditions.Get(m, v1alpha1.MachineReadyCondition); ready == nil || ready.Status != F || ready.Reason != aggregate.IssueReportedReason {
+	if ready := conditions.Get(m, v1alpha1.MachineReadyCondition); ready == nil || ready.Status != F || ready.Reason != conditions.IssueReportedReason {
 		t.Fatalf("Ready = %+v, want False/IssueReported: the positive gate's condition is False", ready)
 	}
 }

@@ -191,8 +191,8 @@ var gateLists = func() [][]v1alpha1.MachineReadinessGate {
 // prevOps are the choices of dPrevOp: nil, then every type × state.
 var prevOps = func() []*v1alpha1.LastOperation {
 	out := []*v1alpha1.LastOperation{nil}
-	for _, t := range v1alpha1.MachineOperationTypes {
-		for _, s := range v1alpha1.MachineOperationStates {
+	for _, t := range v1alpha1.MachineOperationTypes() {
+		for _, s := range v1alpha1.MachineOperationStates() {
 			out = append(out, &v1alpha1.LastOperation{Type: t, State: s, Description: "previous operation",
 				LastUpdated: local(300 + len(out))})
 		}
@@ -475,8 +475,8 @@ func (c *coverage) merge(o *coverage) {
 
 func allOpKeys() []opKey {
 	var out []opKey
-	for _, t := range v1alpha1.MachineOperationTypes {
-		for _, s := range v1alpha1.MachineOperationStates {
+	for _, t := range v1alpha1.MachineOperationTypes() {
+		for _, s := range v1alpha1.MachineOperationStates() {
 			out = append(out, opKey{t, s})
 		}
 	}

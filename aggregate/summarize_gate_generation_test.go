@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -41,44 +40,44 @@ func TestSummarizeGateGenerations(t *testing.T) {
 			name: "issue 12 instance: gate True for generation 2, Machine at 3: not True",
 			m: machine(with(healthy(), observed(cond(network, T, "NetworkAttached", 20), 2)),
 				generation(3), gates(gate(network, ""))),
-			want: readyAt(U, aggregate.UnknownReportedReason,
+			want: readyAt(U, conditions.UnknownReportedReason,
 				"example.com/NetworkReady: True for generation 2, not yet observed for generation 3"),
 		},
 		{
 			name: "gate True for the current generation: True",
 			m: machine(with(healthy(), observed(cond(network, T, "NetworkAttached", 20), 3)),
 				generation(3), gates(gate(network, ""))),
-			want: readyAt(T, aggregate.NoIssuesReportedReason, ""),
+			want: readyAt(T, conditions.NoIssuesReportedReason, ""),
 		},
 		{
 			name: "gate without observedGeneration: read as it is (True)",
 			m: machine(with(healthy(), cond(network, T, "NetworkAttached", 20)),
 				generation(3), gates(gate(network, ""))),
-			want: readyAt(T, aggregate.NoIssuesReportedReason, ""),
+			want: readyAt(T, conditions.NoIssuesReportedReason, ""),
 		},
 		{
 			name: "gate ahead of the Machine we read (our cache lags): read as it is",
 			m: machine(with(healthy(), observed(cond(network, T, "NetworkAttached", 20), 4)),
 				generation(3), gates(gate(network, ""))),
-			want: readyAt(T, aggregate.NoIssuesReportedReason, ""),
+			want: readyAt(T, conditions.NoIssuesReportedReason, ""),
 		},
 		{
 			name: "gate False for an older generation: still an issue, its own message",
 			m: machine(with(healthy(), observed(cond(network, F, "NetworkDetached", 20, "NIC eth1 is down"), 2)),
 				generation(3), gates(gate(network, ""))),
-			want: readyAt(F, aggregate.IssueReportedReason, "example.com/NetworkReady: NIC eth1 is down"),
+			want: readyAt(F, conditions.IssueReportedReason, "example.com/NetworkReady: NIC eth1 is down"),
 		},
 		{
 			name: "gate Unknown for an older generation: Unknown, its own message",
 			m: machine(with(healthy(), observed(cond(network, U, "NetworkProbing", 20, "probing"), 2)),
 				generation(3), gates(gate(network, ""))),
-			want: readyAt(U, aggregate.UnknownReportedReason, "example.com/NetworkReady: probing"),
+			want: readyAt(U, conditions.UnknownReportedReason, "example.com/NetworkReady: probing"),
 		},
 		{
 			name: "negative gate False (fine) for an older generation: not True",
 			m: machine(with(healthy(), observed(cond(quota, F, "WithinQuota", 20), 1)),
 				generation(3), gates(gate(quota, v1alpha1.NegativeConditionPolarity))),
-			want: readyAt(U, aggregate.UnknownReportedReason,
+			want: readyAt(U, conditions.UnknownReportedReason,
 				"example.com/QuotaExceeded: False for generation 1, not yet observed for generation 3"),
 		},
 		{
@@ -87,7 +86,7 @@ func TestSummarizeGateGenerations(t *testing.T) {
 				observed(cond(network, T, "NetworkAttached", 20), 2),
 				observed(cond(quota, F, "WithinQuota", 20), 2)),
 				generation(3), gates(gate(network, ""), gate(quota, v1alpha1.NegativeConditionPolarity))),
-			want: readyAt(U, aggregate.MultipleUnknownReportedReason,
+			want: readyAt(U, conditions.MultipleUnknownReportedReason,
 				"example.com/NetworkReady: True for generation 2, not yet observed for generation 3; "+
 					"example.com/QuotaExceeded: False for generation 2, not yet observed for generation 3"),
 		},
@@ -95,13 +94,13 @@ func TestSummarizeGateGenerations(t *testing.T) {
 			name: "a stale condition that is not a gate is not read",
 			m: machine(with(healthy(), observed(cond(network, T, "NetworkAttached", 20), 2)),
 				generation(3)),
-			want: readyAt(T, aggregate.NoIssuesReportedReason, ""),
+			want: readyAt(T, conditions.NoIssuesReportedReason, ""),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stored := tt.m.DeepCopy()
-			clk := conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(100).Time)}
+			clk := at(100).Time
 			aggregate.Summarize(tt.m, clk)
 			if diff := cmp.Diff(tt.want, conditions.Get(tt.m, v1alpha1.MachineReadyCondition)); diff != "" {
 				t.Errorf("Ready (-want +got):\n%s", diff)

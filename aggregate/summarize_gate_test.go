@@ -3,6 +3,7 @@ package aggregate_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -14,7 +15,7 @@ import (
 func TestSummarizeSkipsGateTheSummaryRefuses(t *testing.T) {
 	long := strings.Repeat("a", 253) + "/" + strings.Repeat("b", 63)
 	m := &v1alpha1.Machine{Spec: v1alpha1.MachineSpec{ReadinessGates: []v1alpha1.MachineReadinessGate{{ConditionType: long}}}}
-	aggregate.Summarize(m)
+	aggregate.Summarize(m, time.Time{})
 	if !conditions.Has(m, v1alpha1.MachineReadyCondition) {
 		t.Fatal("Ready was not written")
 	}
@@ -28,11 +29,11 @@ func TestSummarizeSkipsStalledGate(t *testing.T) {
 	if _, err := conditions.MarkFalse(m, v1alpha1.MachineHealthCheckSucceededCondition, v1alpha1.MachineHealthCheckUnhealthyNodeReason, "Node Ready=False for more than 5m"); err != nil {
 		t.Fatal(err)
 	}
-	aggregate.Summarize(m)
+	aggregate.Summarize(m, time.Time{})
 	if m.Status.Phase != v1alpha1.MachinePhaseFailed || !conditions.IsTrue(m, v1alpha1.MachineStalledCondition) {
 		t.Fatalf("want phase Failed with Stalled=True, got phase %s", m.Status.Phase)
 	}
-	if aggregate.Summarize(m) {
+	if aggregate.Summarize(m, time.Time{}) {
 		t.Fatal("a second Summarize changed the Machine: the Stalled gate was read")
 	}
 }

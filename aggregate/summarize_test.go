@@ -2,10 +2,10 @@ package aggregate_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -48,7 +48,7 @@ func TestSummarize(t *testing.T) {
 		{
 			name: "new Machine: nothing reported is Unknown, never True",
 			m:    machine(nil),
-			wantReady: ready(U, aggregate.MultipleUnknownReportedReason,
+			wantReady: ready(U, conditions.MultipleUnknownReportedReason,
 				"HealthCheckSucceeded: not yet reported; InfrastructureReady: not yet reported; NodeHealthy: not yet reported; and 1 more"),
 			wantPhase: v1alpha1.MachinePhasePending,
 			wantOp:    op(create, processing, "Waiting for infrastructure to be provisioned", 0),
@@ -56,7 +56,7 @@ func TestSummarize(t *testing.T) {
 		{
 			name:      "healthy Machine: Ready True, Running, Create Successful (Deleting ignored when missing)",
 			m:         machine(healthy()),
-			wantReady: ready(T, aggregate.NoIssuesReportedReason, ""),
+			wantReady: ready(T, conditions.NoIssuesReportedReason, ""),
 			wantPhase: v1alpha1.MachinePhaseRunning,
 			wantOp:    createdOK,
 		},
@@ -69,7 +69,7 @@ func TestSummarize(t *testing.T) {
 				cond(nodeHealthy, U, v1alpha1.MachineNodeHealthUnknownReason, 1),
 				cond(hcSucceeded, T, v1alpha1.MachineHealthCheckSucceededReason, 1),
 			), withBootstrap),
-			wantReady: ready(F, aggregate.MultipleIssuesReportedReason,
+			wantReady: ready(F, conditions.MultipleIssuesReportedReason,
 				"BootstrapConfigReady: no data secret yet; InfrastructureReady: InfrastructureNotProvisioned; NodeHealthy: NodeHealthUnknown; and 1 more"),
 			wantPhase: v1alpha1.MachinePhaseProvisioning,
 			wantOp:    op(create, processing, "Waiting for bootstrap data: no data secret yet", 0),
@@ -77,14 +77,14 @@ func TestSummarize(t *testing.T) {
 		{
 			name:      "bootstrap out of scope without spec.bootstrap",
 			m:         machine(with(healthy(), cond(bootstrapReady, F, v1alpha1.MachineBootstrapConfigNotReadyReason, 1))),
-			wantReady: ready(T, aggregate.NoIssuesReportedReason, ""),
+			wantReady: ready(T, conditions.NoIssuesReportedReason, ""),
 			wantPhase: v1alpha1.MachinePhaseRunning,
 			wantOp:    createdOK,
 		},
 		{
 			name:      "deletionTimestamp without Deleting yet: Deleting counts as not yet reported",
 			m:         machine(healthy(), deleted(50), prevOp(create, successful, "Created: the Node is Ready", 10)),
-			wantReady: ready(U, aggregate.NotYetReportedReason, "Deleting: not yet reported"),
+			wantReady: ready(U, conditions.NotYetReportedReason, "Deleting: not yet reported"),
 			wantPhase: v1alpha1.MachinePhaseDeleting,
 			wantOp:    op(deleteOp, processing, "Deletion in progress", 50),
 		},
@@ -92,7 +92,7 @@ func TestSummarize(t *testing.T) {
 			name: "deleting: Deleting True is an issue",
 			m: machine(with(healthy(), cond(deleting, T, v1alpha1.MachineDeletingDrainingNodeReason, 51, "draining Node m")),
 				deleted(50), prevOp(create, successful, "Created: the Node is Ready", 10)),
-			wantReady: ready(F, aggregate.IssueReportedReason, "Deleting: draining Node m"),
+			wantReady: ready(F, conditions.IssueReportedReason, "Deleting: draining Node m"),
 			wantPhase: v1alpha1.MachinePhaseDeleting,
 			wantOp:    op(deleteOp, processing, "Deletion in progress: draining Node m", 51),
 		},
@@ -100,7 +100,7 @@ func TestSummarize(t *testing.T) {
 			name: "not deleting: Deleting False is fine",
 			m: machine(with(healthy(), cond(deleting, F, v1alpha1.MachineNotDeletingReason, 0)),
 				prevOp(create, successful, "Created: the Node is Ready", 10)),
-			wantReady: ready(T, aggregate.NoIssuesReportedReason, ""),
+			wantReady: ready(T, conditions.NoIssuesReportedReason, ""),
 			wantPhase: v1alpha1.MachinePhaseRunning,
 			wantOp:    createdOK,
 		},
@@ -111,7 +111,7 @@ func TestSummarize(t *testing.T) {
 					v1alpha1.MachineReadinessGate{ConditionType: "example.com/Network", Polarity: v1alpha1.PositiveConditionPolarity},
 					v1alpha1.MachineReadinessGate{ConditionType: "example.com/Maintenance", Polarity: v1alpha1.NegativeConditionPolarity},
 				), prevOp(create, successful, "Created: the Node is Ready", 10)),
-			wantReady: ready(F, aggregate.IssueReportedReason, "example.com/Maintenance: Scheduled; example.com/Network: not yet reported"),
+			wantReady: ready(F, conditions.IssueReportedReason, "example.com/Maintenance: Scheduled; example.com/Network: not yet reported"),
 			wantPhase: v1alpha1.MachinePhaseRunning,
 			wantOp:    createdOK,
 		},
@@ -124,7 +124,7 @@ func TestSummarize(t *testing.T) {
 					v1alpha1.MachineReadinessGate{ConditionType: nodeReady, Polarity: v1alpha1.NegativeConditionPolarity},
 					v1alpha1.MachineReadinessGate{ConditionType: updating},
 				), prevOp(create, successful, "Created: the Node is Ready", 10)),
-			wantReady: ready(T, aggregate.NoIssuesReportedReason, ""),
+			wantReady: ready(T, conditions.NoIssuesReportedReason, ""),
 			wantPhase: v1alpha1.MachinePhaseRunning,
 			wantOp:    createdOK,
 		},
@@ -136,7 +136,7 @@ func TestSummarize(t *testing.T) {
 				cond(nodeHealthy, U, v1alpha1.MachineNodeHealthUnknownReason, 30),
 				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckUnhealthyNodeReason, 35, "Node Ready=Unknown for more than 5m"),
 			), prevOp(healthCheck, processing, "Node is not Ready", 30)),
-			wantReady: ready(F, aggregate.IssueReportedReason,
+			wantReady: ready(F, conditions.IssueReportedReason,
 				"HealthCheckSucceeded: Node Ready=Unknown for more than 5m; NodeHealthy: NodeHealthUnknown; NodeReady: Kubelet stopped posting node status."),
 			wantPhase: v1alpha1.MachinePhaseFailed,
 			wantOp:    op(healthCheck, failed, "Health check failed: Node Ready=Unknown for more than 5m", 35),
@@ -145,7 +145,7 @@ func TestSummarize(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := tt.m.DeepCopy()
-			if !aggregate.Summarize(m, conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(100).Time)}) {
+			if !aggregate.Summarize(m, at(100).Time) {
 				t.Errorf("first Summarize() = false, want true")
 			}
 			if diff := cmp.Diff(tt.wantReady, conditions.Get(m, v1alpha1.MachineReadyCondition)); diff != "" {
@@ -163,7 +163,7 @@ func TestSummarize(t *testing.T) {
 
 			// Idempotent: a second run, even with a later clock, changes nothing.
 			first := m.DeepCopy()
-			if aggregate.Summarize(m, conditions.WithClock{Clock: clocktesting.NewFakePassiveClock(at(200).Time)}) {
+			if aggregate.Summarize(m, at(200).Time) {
 				t.Errorf("second Summarize() = true, want false")
 			}
 			if diff := cmp.Diff(first, m); diff != "" {
@@ -174,7 +174,7 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestSummarizeNil(t *testing.T) {
-	if aggregate.Summarize(nil) {
+	if aggregate.Summarize(nil, time.Time{}) {
 		t.Errorf("Summarize(nil) = true, want false")
 	}
 }

@@ -8,8 +8,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/machinestatus/machinestatus/internal/jsontype"
 )
 
 // FromUnstructured reads the conditions of any object, e.g. a Cluster API infrastructure or
@@ -63,20 +61,20 @@ func FromUnstructured(obj *unstructured.Unstructured) (List, error) {
 // conditionsOf returns the path and the items of the conditions list of an object, or the path
 // of the offending field and why it cannot be read.
 func conditionsOf(obj map[string]any) (string, []any, error) {
-	status, found, err := jsontype.Object(obj, "status")
+	status, found, err := jsonField[map[string]any](obj, "status", "an object")
 	if err != nil || !found {
 		return "status", nil, err
 	}
-	v1beta2, found, err := jsontype.Object(status, "v1beta2")
+	v1beta2, found, err := jsonField[map[string]any](status, "v1beta2", "an object")
 	if err != nil {
 		return "status.v1beta2", nil, err
 	}
 	if found {
-		if items, found, err := jsontype.List(v1beta2, "conditions"); err != nil || found {
+		if items, found, err := jsonField[[]any](v1beta2, "conditions", "a list"); err != nil || found {
 			return "status.v1beta2.conditions", items, err
 		}
 	}
-	items, _, err := jsontype.List(status, "conditions")
+	items, _, err := jsonField[[]any](status, "conditions", "a list")
 	return "status.conditions", items, err
 }
 
@@ -86,7 +84,7 @@ func readCondition(item any) (metav1.Condition, string, error) {
 	var c metav1.Condition
 	m, ok := item.(map[string]any)
 	if !ok {
-		return c, "", &jsontype.TypeError{Want: "an object", Got: jsontype.Of(item)}
+		return c, "", fmt.Errorf("must be an object, not %s", jsonType(item))
 	}
 	var typ, status, since string
 	strs := []struct {
@@ -101,7 +99,7 @@ func readCondition(item any) (metav1.Condition, string, error) {
 		{"lastTransitionTime", &since, true},
 	}
 	for _, s := range strs {
-		v, found, err := jsontype.String(m, s.key)
+		v, found, err := jsonField[string](m, s.key, "a string")
 		if err == nil && !found && s.required {
 			err = errors.New("missing")
 		}
@@ -127,11 +125,11 @@ func readCondition(item any) (metav1.Condition, string, error) {
 
 	if v, ok := m["observedGeneration"]; ok && v != nil {
 		g, ok := integer(v)
-		if !ok && jsontype.Of(v) == "a number" {
+		if !ok && jsonType(v) == "a number" {
 			return c, ".observedGeneration", fmt.Errorf("must be an integer, not %v", v)
 		}
 		if !ok {
-			return c, ".observedGeneration", fmt.Errorf("must be an integer, not %s", jsontype.Of(v))
+			return c, ".observedGeneration", fmt.Errorf("must be an integer, not %s", jsonType(v))
 		}
 		c.ObservedGeneration = g
 	}

@@ -79,3 +79,32 @@ func ExampleMarkFalse() {
 	// true NodeNotReady container runtime is down
 	// since 2026-01-01T09:00:00Z
 }
+
+func ExampleNewSummaryCondition() {
+	created := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	m := &v1alpha1.Machine{Status: v1alpha1.MachineStatus{Conditions: []metav1.Condition{
+		{Type: "InfrastructureReady", Status: metav1.ConditionTrue, Reason: "InfrastructureProvisioned", LastTransitionTime: created},
+		{Type: "NodeReady", Status: metav1.ConditionFalse, Reason: "NodeNotReady", Message: "kubelet stopped posting node status", LastTransitionTime: created},
+		{Type: "Deleting", Status: metav1.ConditionTrue, Reason: "DrainingNode", LastTransitionTime: created},
+	}}}
+
+	ready, err := conditions.NewSummaryCondition(m, "Ready",
+		conditions.ForConditionTypes{"InfrastructureReady", "NodeReady", "NodeHealthy", "Deleting"},
+		conditions.NegativePolarityConditionTypes{"Deleting"},
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ready.Status, ready.Reason)
+	fmt.Println(ready.Message)
+
+	// Misconfiguration is an error, not a panic.
+	_, err = conditions.NewSummaryCondition(m, "Ready", conditions.ForConditionTypes{"Ready"})
+	fmt.Println(err)
+
+	// Output:
+	// False MultipleIssuesReported
+	// Deleting: DrainingNode; NodeReady: kubelet stopped posting node status; NodeHealthy: not yet reported
+	// cannot summarize conditions into "Ready": the target condition type cannot be in its own scope
+}

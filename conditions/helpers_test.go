@@ -72,3 +72,42 @@ func types(conds []metav1.Condition) []string {
 	}
 	return out
 }
+
+// base is the lastTransitionTime origin of condAt.
+var base = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// minute is base plus n minutes.
+func minute(n int) metav1.Time { return metav1.NewTime(base.Add(time.Duration(n) * time.Minute)) }
+
+// condAt builds a condition whose lastTransitionTime is minute(n); msg is optional.
+func condAt(t string, s metav1.ConditionStatus, reason string, n int, msg ...string) metav1.Condition {
+	c := metav1.Condition{Type: t, Status: s, Reason: reason, LastTransitionTime: minute(n)}
+	if len(msg) > 0 {
+		c.Message = msg[0]
+	}
+	return c
+}
+
+// conds lists conditions.
+func conds(c ...metav1.Condition) []metav1.Condition { return c }
+
+// negativeTypes are the catalog's negative-polarity types.
+func negativeTypes() []string {
+	var out []string
+	for _, c := range v1alpha1.Catalog() {
+		if c.Polarity == v1alpha1.NegativeConditionPolarity {
+			out = append(out, c.Type)
+		}
+	}
+	return out
+}
+
+// deleting is the catalog's Deleting type, negative polarity.
+const deleting = v1alpha1.MachineDeletingCondition
+
+// summaryReasons are the fixed reasons of summaries and aggregates.
+var summaryReasons = []string{
+	conditions.NoIssuesReportedReason, conditions.IssueReportedReason, conditions.MultipleIssuesReportedReason,
+	conditions.UnknownReportedReason, conditions.NotYetReportedReason, conditions.MultipleUnknownReportedReason,
+	conditions.NoConditionsReportedReason,
+}

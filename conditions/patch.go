@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -121,31 +122,23 @@ func (p Patch) Apply(latest Setter, opts ...ApplyOption) error {
 		return &ConflictError{Types: conflicts}
 	}
 
-	changed := false
 	for _, op := range p {
-		at := indexOf(list, op.Type)
-		var cur *metav1.Condition
-		if at >= 0 {
-			cur = &list[at]
-		}
-		switch {
-		case op.After == nil:
-			changed = meta.RemoveStatusCondition(&list, op.Type) || changed
-		case cur != nil && sameCondition(cur, op.After) && !hasDuplicate(list, at, false) && !cur.LastTransitionTime.IsZero():
-		case cur != nil:
-			next := *op.After
-			if cur.Status == next.Status && !cur.LastTransitionTime.IsZero() {
-				next.LastTransitionTime = cur.LastTransitionTime
+		cur := meta.FindStatusCondition(list, op.Type)
+		var next *metav1.Condition
+		if op.After != nil {
+			c := *op.After
+			if cur != nil && cur.Status == c.Status && !cur.LastTransitionTime.IsZero() {
+				c.LastTransitionTime = cur.LastTransitionTime
 			}
-			meta.RemoveStatusCondition(&list, op.Type)
-			list = append(list, next)
-			changed = true
-		default:
-			list = append(list, *op.After)
-			changed = true
+			next = &c
+		}
+		list = slices.DeleteFunc(list, func(c metav1.Condition) bool { return c.Type == op.Type })
+		if next != nil {
+			list = append(list, *next)
 		}
 	}
-	if Sort(list) || changed {
+	Sort(list)
+	if !equality.Semantic.DeepEqual(latest.GetConditions(), list) {
 		latest.SetConditions(list)
 	}
 	return nil

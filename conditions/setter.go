@@ -3,6 +3,7 @@ package conditions
 import (
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -19,19 +20,18 @@ type generationGetter interface {
 //     Kubernetes object: its metadata.generation);
 //   - a message longer than MaxMessageBytes is cut at a UTF-8 boundary and ends with
 //     TruncationMarker;
-//   - lastTransitionTime keeps its old value unless the status changes; on a change it is
+//   - lastTransitionTime keeps the stored value unless the status changes; on a change it is
 //     condition.LastTransitionTime when set, else the clock's now (see WithClock), truncated to
 //     seconds;
 //   - the condition is validated; an invalid one is not stored and Set returns false and a
 //     *ValidationError;
 //   - to keeps exactly one condition of condition.Type: the stored one is the first of that
 //     type (as Get reads it), and any other entry of the type another writer appended is
-//     removed. A stored entry without lastTransitionTime is replaced whole; entries of other
-//     types, valid or not, are left as they are and never make Set fail;
+//     removed; entries of other types, valid or not, are left as they are;
 //   - the conditions are sorted (Ready first, then alphabetical by type).
 //
-// A Set with the same status, reason, message and observedGeneration returns false and leaves
-// to untouched, however far the clock has moved. Set on a nil to returns false, nil.
+// A Set with the same status, reason, message and observedGeneration leaves to untouched and
+// returns false, however far the clock has moved. Set on a nil to returns false, nil.
 func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error) {
 	if IsNil(to) {
 		return false, nil
@@ -40,18 +40,12 @@ func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error)
 		condition.ObservedGeneration = g.GetGeneration()
 	}
 	condition.Message = TruncateMessage(condition.Message)
-
 	stored := to.GetConditions()
-	at := indexOf(stored, condition.Type)
-	var existing *metav1.Condition
-	if at >= 0 {
-		existing = &stored[at]
-	}
+	existing := meta.FindStatusCondition(stored, condition.Type)
 	switch {
 	case existing != nil && existing.Status == condition.Status && !existing.LastTransitionTime.IsZero():
 		condition.LastTransitionTime = existing.LastTransitionTime
 	case condition.LastTransitionTime.IsZero():
-		// Options are read only here, on a change, so that an unchanged Set allocates nothing.
 		condition.LastTransitionTime = StoredTime((&SetOptions{}).ApplyOptions(opts).now())
 	default:
 		condition.LastTransitionTime = StoredTime(condition.LastTransitionTime.Time)
@@ -59,52 +53,14 @@ func Set(to Setter, condition metav1.Condition, opts ...SetOption) (bool, error)
 	if err := Validate(condition); err != nil {
 		return false, err
 	}
-	sorted := typesSorted(stored)
-	duplicated := existing != nil && hasDuplicate(stored, at, sorted)
-	if unchanged(existing, condition) && !duplicated && sorted {
-		// What follows would copy the list, change nothing in it and find it sorted.
+	list := slices.DeleteFunc(slices.Clone(stored), func(c metav1.Condition) bool { return c.Type == condition.Type })
+	list = append(list, condition)
+	Sort(list)
+	if equality.Semantic.DeepEqual(stored, list) {
 		return false, nil
 	}
-
-	list := append([]metav1.Condition(nil), stored...)
-	if existing != nil && (existing.LastTransitionTime.IsZero() || duplicated) {
-		// A condition stored without a time (never by the API server) is replaced whole, and
-		// so is a type stored more than once (by another writer's append): the lastTransitionTime
-		// decided above from the first entry is kept.
-		meta.RemoveStatusCondition(&list, condition.Type)
-	}
-	changed := meta.SetStatusCondition(&list, condition) || duplicated
-	if sorted := Sort(list); sorted || changed {
-		to.SetConditions(list)
-		return true, nil
-	}
-	return false, nil
-}
-
-// indexOf returns the position of the first condition of type t in list (the one
-// meta.FindStatusCondition and Get find), or -1.
-func indexOf(list []metav1.Condition, t string) int {
-	return slices.IndexFunc(list, func(c metav1.Condition) bool { return c.Type == t })
-}
-
-// hasDuplicate reports whether list holds another condition of the type of list[first], the
-// first of its type. In a list sorted by Compare (sorted true) the conditions of one type are
-// next to each other, so only list[first+1] is looked at; otherwise the rest of the list is.
-func hasDuplicate(list []metav1.Condition, first int, sorted bool) bool {
-	t := list[first].Type
-	if sorted {
-		return first+1 < len(list) && list[first+1].Type == t
-	}
-	return slices.ContainsFunc(list[first+1:], func(c metav1.Condition) bool { return c.Type == t })
-}
-
-// unchanged reports whether meta.SetStatusCondition would leave existing as it is when given
-// condition: same status, reason, message and observedGeneration (and, as Set requires for
-// keeping a stored condition, a lastTransitionTime).
-func unchanged(existing *metav1.Condition, condition metav1.Condition) bool {
-	return existing != nil && !existing.LastTransitionTime.IsZero() &&
-		existing.Status == condition.Status && existing.Reason == condition.Reason &&
-		existing.Message == condition.Message && existing.ObservedGeneration == condition.ObservedGeneration
+	to.SetConditions(list)
+	return true, nil
 }
 
 // MarkTrue sets a True condition of the given type; see Set for the rules and errors.
@@ -131,7 +87,6 @@ func Delete(to Setter, conditionType string) bool {
 	if IsNil(to) {
 		return false
 	}
-	// Nothing to delete costs nothing: no copy, no write.
 	if meta.FindStatusCondition(to.GetConditions(), conditionType) == nil {
 		return false
 	}

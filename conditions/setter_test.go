@@ -501,27 +501,3 @@ func TestSetRepairsMissingTransitionTime(t *testing.T) {
 		t.Fatalf("lastTransitionTime %v, want %v", got, now)
 	}
 }
-
-// TestNoOpWritesAllocateNothing guards the steady reconcile: Set of a condition already stored
-// as it is, and Delete of a type that is not there, change nothing and allocate nothing.
-func TestNoOpWritesAllocateNothing(t *testing.T) {
-	m := machine(3, cond("NodeReady", T, "NodeReady", t0, 3), cond("Ready", T, "NoIssuesReported", t0, 3))
-	conditions.Sort(m.Status.Conditions)
-	opts := []conditions.SetOption{clockAt(t0)}
-	same := in("NodeReady", T, "NodeReady")
-	for name, write := range map[string]func() bool{
-		"Set unchanged": func() bool {
-			changed, err := conditions.Set(m, same, opts...)
-			return changed || err != nil
-		},
-		"Delete absent": func() bool { return conditions.Delete(m, "Deleting") },
-	} {
-		if allocs := testing.AllocsPerRun(100, func() {
-			if write() {
-				t.Fatalf("%s changed the Machine", name)
-			}
-		}); allocs != 0 {
-			t.Errorf("%s: %v allocations per run, want 0", name, allocs)
-		}
-	}
-}

@@ -38,16 +38,5 @@ func Sort(conditions []metav1.Condition) bool {
 	return true
 }
 
-// typesSorted reports whether conditions are in the order of Less, like
-// slices.IsSortedFunc(conditions, compareTypes) but without copying them.
-func typesSorted(conditions []metav1.Condition) bool {
-	for i := 1; i < len(conditions); i++ {
-		if Compare(conditions[i].Type, conditions[i-1].Type) < 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // compareTypes orders conditions by type like Compare.
 func compareTypes(a, b metav1.Condition) int { return Compare(a.Type, b.Type) }

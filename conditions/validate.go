@@ -24,9 +24,7 @@ func (e *ValidationError) Error() string {
 }
 
 // Problems returns the violated rules without their field paths (field.Error.ErrorBody),
-// joined with "; ", e.g. `Invalid value: "-x": a valid C identifier must ...`; "" when Errs is
-// empty. Callers that name the field themselves (an invalid type of a summary's scope, a
-// foreign condition an adapter skips) quote it.
+// joined with "; "; "" when Errs is empty.
 func (e *ValidationError) Problems() string {
 	problems := make([]string, 0, len(e.Errs))
 	for _, fe := range e.Errs {
@@ -36,8 +34,7 @@ func (e *ValidationError) Problems() string {
 }
 
 // maxTypeLength is the CRD schema's limit on a condition type (metav1.Condition's
-// +kubebuilder:validation:MaxLength=316). ValidateCondition checks the prefix (253) and the name
-// (63) separately, so it accepts a 317-character type that a CRD-backed API server rejects.
+// +kubebuilder:validation:MaxLength=316); ValidateCondition checks only its parts.
 const maxTypeLength = 316
 
 // Validate checks condition against the API server's rules for metav1.Condition and returns a
@@ -51,53 +48,9 @@ const maxTypeLength = 316
 //   - observedGeneration: at least 0;
 //   - lastTransitionTime: set.
 //
-// The rules are apimachinery's metav1 validation (ValidateCondition), the same code the API
-// server runs for built-in types, plus the 316-character limit on type that the CRD schema of
-// metav1.Condition adds. A valid condition is recognised first by hand-written checks of the
-// same rules, so that it costs no allocation; only the others run through apimachinery's
-// regular expressions, which also word the errors.
+// These are apimachinery's metav1 validation (ValidateCondition), which the API server runs for
+// built-in types, plus the length of type that the CRD schema of metav1.Condition adds.
 func Validate(condition metav1.Condition) error {
-	if quickValid(condition) {
-		return nil
-	}
-	return validate(condition)
-}
-
-// ValidateType checks t against Validate's rules for a condition type (a qualified name of at
-// most 316 characters, see Validate) and returns a *ValidationError whose Errs concern only the
-// type, or nil. Summaries, aggregates and the adapters check types with it.
-func ValidateType(t string) error {
-	if quickValidType(t) {
-		return nil
-	}
-	return validate(metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: "ValidType", LastTransitionTime: metav1.Unix(1, 0)})
-}
-
-// ValidateTypes is ValidateType of each of types, in order: nil when every one is valid, else
-// the *ValidationError of the first invalid one. Types that share a prefix (e.g. a provider's
-// example.com/...) cost less than with ValidateType one by one: a prefix found valid is not
-// checked again for the types after it. It allocates only to return an error.
-func ValidateTypes(types []string) error {
-	var known string
-	for _, t := range types {
-		if !quickValidTypeKnown(t, &known) {
-			if err := ValidateType(t); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// validReason reports whether r passes Validate's rule for a reason (1 to 1024 characters
-// matching [A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?).
-func validReason(r string) bool {
-	return quickValidReason(r) ||
-		validate(metav1.Condition{Type: "ValidReason", Status: metav1.ConditionTrue, Reason: r, LastTransitionTime: metav1.Unix(1, 0)}) == nil
-}
-
-// validate is Validate without the quick path: apimachinery's validation and the type length.
-func validate(condition metav1.Condition) error {
 	path := field.NewPath("status", "conditions").Key(condition.Type)
 	errs := metav1validation.ValidateCondition(condition, path)
 	if len(condition.Type) > maxTypeLength {
@@ -107,4 +60,15 @@ func validate(condition metav1.Condition) error {
 		return nil
 	}
 	return &ValidationError{Type: condition.Type, Errs: errs}
+}
+
+// ValidateType checks t against Validate's rules for a condition type and returns a
+// *ValidationError whose Errs concern only the type, or nil.
+func ValidateType(t string) error {
+	return Validate(metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: "ValidType", LastTransitionTime: metav1.Unix(1, 0)})
+}
+
+// validReason reports whether r passes Validate's rule for a reason.
+func validReason(r string) bool {
+	return Validate(metav1.Condition{Type: "ValidReason", Status: metav1.ConditionTrue, Reason: r, LastTransitionTime: metav1.Unix(1, 0)}) == nil
 }

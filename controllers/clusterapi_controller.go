@@ -106,7 +106,7 @@ func (r *ClusterAPIMachineReconciler) Reconcile(ctx context.Context, req ctrl.Re
 		log.FromContext(ctx).Info("ignoring an unreadable lastOperation annotation", "error", err.Error())
 		previous = nil
 	}
-	phase, op := aggregate.ClusterAPIMachineStatus(m, previous, atInstant(clockOrReal(r.Clock).Now())...)
+	phase, op := aggregate.ClusterAPIMachineStatus(m, previous, clockOrReal(r.Clock).Now())
 	value, err := json.Marshal(op)
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("cannot encode the lastOperation of Cluster API Machine %s: %w", req.NamespacedName, err)

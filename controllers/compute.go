@@ -69,7 +69,7 @@ func computeStatus(m *v1alpha1.Machine, in statusInputs) (time.Time, error) {
 		return next, w.err
 	}
 
-	aggregate.Summarize(m, opts...)
+	aggregate.Summarize(m, in.Now)
 	m.Status.ObservedGeneration = m.Generation
 	return next, nil
 }

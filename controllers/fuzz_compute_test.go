@@ -208,7 +208,7 @@ func checkStatus(t *testing.T, m *v1alpha1.Machine, in statusInputs, next time.T
 			t.Errorf("condition %s: message of %d bytes, want at most %d", c.Type, len(c.Message), maxOwnMessage)
 		}
 	}
-	if !slices.Contains(v1alpha1.MachinePhases, m.Status.Phase) || m.Status.LastOperation == nil {
+	if !slices.Contains(v1alpha1.MachinePhases(), m.Status.Phase) || m.Status.LastOperation == nil {
 		t.Fatalf("phase %q, lastOperation %v: want both set", m.Status.Phase, m.Status.LastOperation)
 	}
 	if !next.IsZero() && !next.After(in.Now) {
@@ -228,7 +228,7 @@ func checkStatus(t *testing.T, m *v1alpha1.Machine, in statusInputs, next time.T
 	}
 
 	again := m.DeepCopy()
-	if aggregate.Summarize(again, atInstant(in.Now)...) || !reflect.DeepEqual(again.Status, m.Status) {
+	if aggregate.Summarize(again, in.Now) || !reflect.DeepEqual(again.Status, m.Status) {
 		t.Fatalf("Summarize is not idempotent (-first +second):\n%s", cmp.Diff(m.Status, again.Status))
 	}
 	again = m.DeepCopy()

@@ -72,7 +72,7 @@ func (g *phaseGauge) label() string { return cmp.Or(g.api, v1alpha1.GroupVersion
 
 // init makes every phase of g's API present in machinestatus_machines, 0 until counted.
 func (g *phaseGauge) init() {
-	for _, p := range v1alpha1.MachinePhases {
+	for _, p := range v1alpha1.MachinePhases() {
 		machinesMetric.WithLabelValues(g.label(), string(p))
 	}
 }

@@ -209,16 +209,3 @@ const (
 	// MachineFailedReason: the phase is Failed; the message is lastOperation's description.
 	MachineFailedReason = "MachineFailed"
 )
-
-// NegativePolarityConditions are the catalog's condition types for which True is the bad
-// (or unusual) state.
-var NegativePolarityConditions = []string{
-	MachineUpdatingCondition, MachineDrainingCondition, MachineStandbyCondition,
-	MachineDeletingCondition, MachinePausedCondition, MachineStalledCondition,
-}
-
-// TerminalReasons are the reasons that, on any condition, mean a terminal failure: the phase is
-// Failed while one of them is present.
-var TerminalReasons = []string{
-	MachineInfrastructureFailedReason, MachineBootstrapFailedReason, MachineUpdateFailedReason,
-}

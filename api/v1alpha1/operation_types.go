@@ -33,16 +33,20 @@ const (
 	MachineOperationStateFailed MachineOperationState = "Failed"
 )
 
-// MachineOperationTypes and MachineOperationStates list every value, for tests and tools.
-var (
-	MachineOperationTypes = []MachineOperationType{
+// MachineOperationTypes returns every operation type.
+func MachineOperationTypes() []MachineOperationType {
+	return []MachineOperationType{
 		MachineOperationCreate, MachineOperationUpdate, MachineOperationDrainNode,
 		MachineOperationHealthCheck, MachineOperationDelete,
 	}
-	MachineOperationStates = []MachineOperationState{
+}
+
+// MachineOperationStates returns every operation state.
+func MachineOperationStates() []MachineOperationState {
+	return []MachineOperationState{
 		MachineOperationStateProcessing, MachineOperationStateSuccessful, MachineOperationStateFailed,
 	}
-)
+}
 
 // LastOperation is the most recent operation on a Machine, derived by aggregate.LastOperation
 // from the conditions and the previous value.

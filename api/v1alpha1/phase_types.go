@@ -49,9 +49,11 @@ const (
 	MachinePhaseDeleted MachinePhase = "Deleted"
 )
 
-// MachinePhases lists every phase in the order of the phase table.
-var MachinePhases = []MachinePhase{
-	MachinePhaseDeleted, MachinePhaseDeleting, MachinePhaseFailed, MachinePhaseStandby,
-	MachinePhaseDraining, MachinePhaseUpdating, MachinePhaseRunning, MachinePhaseUnknown,
-	MachinePhaseProvisioned, MachinePhaseProvisioning, MachinePhasePending,
+// MachinePhases returns every phase in the order of the phase table.
+func MachinePhases() []MachinePhase {
+	return []MachinePhase{
+		MachinePhaseDeleted, MachinePhaseDeleting, MachinePhaseFailed, MachinePhaseStandby,
+		MachinePhaseDraining, MachinePhaseUpdating, MachinePhaseRunning, MachinePhaseUnknown,
+		MachinePhaseProvisioned, MachinePhaseProvisioning, MachinePhasePending,
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -159,7 +160,7 @@ func describeClusterAPI(m *clusterv1.Machine) (Description, error) {
 	case previous != nil:
 		d.LastOperationSource = LastOperationFromAnnotation
 	}
-	d.Phase, d.LastOperation = aggregate.ClusterAPIMachineStatus(m, previous)
+	d.Phase, d.LastOperation = aggregate.ClusterAPIMachineStatus(m, previous, time.Time{})
 
 	gates := make([]v1alpha1.MachineReadinessGate, 0, len(m.Spec.ReadinessGates))
 	for _, g := range m.Spec.ReadinessGates {

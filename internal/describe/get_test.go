@@ -58,7 +58,7 @@ func getMachines(t *testing.T) []Machine {
 			},
 		}
 		if history {
-			_, op := aggregate.ClusterAPIMachineStatus(m, nil)
+			_, op := aggregate.ClusterAPIMachineStatus(m, nil, time.Time{})
 			if _, err := aggregate.SetLastOperationAnnotation(m, op); err != nil {
 				t.Fatal(err)
 			}

@@ -168,7 +168,7 @@ func createMachinestatusMachine(t *testing.T, ns, name string, labels map[string
 	}
 	m.Status.Conditions = cs
 	m.Status.NodeRef = &v1alpha1.MachineNodeReference{Name: name}
-	aggregate.Summarize(m)
+	aggregate.Summarize(m, time.Time{})
 	if err := env.Client.Status().Update(ctx, m); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package clusterapi
 
 import (
+	"time"
+
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
@@ -26,6 +28,6 @@ func viewOf(m *clusterv1.Machine) ourView {
 	if err != nil || kept == nil {
 		return ourView{}
 	}
-	phase, op := aggregate.ClusterAPIMachineStatus(m, kept)
+	phase, op := aggregate.ClusterAPIMachineStatus(m, kept, time.Time{})
 	return ourView{phase: phase, op: kept, settled: apiequality.Semantic.DeepEqual(op, kept)}
 }

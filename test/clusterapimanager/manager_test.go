@@ -138,7 +138,7 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 		if err != nil || op == nil {
 			return fmt.Sprintf("unreadable annotation (%v)", err), true
 		}
-		phase, _ := aggregate.ClusterAPIMachineStatus(m, op)
+		phase, _ := aggregate.ClusterAPIMachineStatus(m, op, time.Time{})
 		return fmt.Sprintf("%s %s, phase %s", op.Type, op.State, phase), true
 	})
 	var machines []*clusterv1.Machine
@@ -183,7 +183,7 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 			if err != nil || op == nil {
 				continue
 			}
-			phase, _ := aggregate.ClusterAPIMachineStatus(cur, op)
+			phase, _ := aggregate.ClusterAPIMachineStatus(cur, op, time.Time{})
 			got[m.Name] = result{op.Type, op.State, phase}
 		}
 		return len(got) == len(machines), fmt.Sprintf("annotated: %v", got)

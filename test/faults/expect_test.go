@@ -4,6 +4,7 @@ package faults
 
 import (
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -77,7 +78,7 @@ func check(m *v1alpha1.Machine, s inputState) string {
 	if m.Status.ObservedGeneration != m.Generation {
 		return fmt.Sprintf("observedGeneration %d of generation %d", m.Status.ObservedGeneration, m.Generation)
 	}
-	if aggregate.Summarize(m.DeepCopy()) {
+	if aggregate.Summarize(m.DeepCopy(), time.Time{}) {
 		return "phase, Ready or lastOperation disagree with the Machine's own conditions"
 	}
 	return ""

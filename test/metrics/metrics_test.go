@@ -126,7 +126,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range v1alpha1.MachinePhases {
+	for _, p := range v1alpha1.MachinePhases() {
 		if got := fams.Sum(machinesMetric, map[string]string{"phase": string(p)}); got != 0 || !hasSample(fams, machinesMetric, "phase", string(p)) {
 			t.Errorf("before any Machine: %s{phase=%q} = %v (present %v), want a 0 sample", machinesMetric, p, got, hasSample(fams, machinesMetric, "phase", string(p)))
 		}
@@ -189,7 +189,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	if got := fams.Sum(transitionsMetric, map[string]string{"to": "Running"}); got < 3 {
 		t.Errorf("%s{to=\"Running\"} sums to %v, want at least 3 (late, running, doomed)", transitionsMetric, got)
 	}
-	for _, p := range v1alpha1.MachinePhases {
+	for _, p := range v1alpha1.MachinePhases() {
 		in := fams.Sum(transitionsMetric, map[string]string{"to": string(p)})
 		out := fams.Sum(transitionsMetric, map[string]string{"from": string(p)})
 		want := float64(countPhase(live, p))
@@ -212,7 +212,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	if results[[2]string{"Create", "Successful"}] < 3 {
 		t.Errorf("only %v Machines with lastOperation Create Successful, want at least 3: %v", results[[2]string{"Create", "Successful"}], results)
 	}
-	for _, typ := range v1alpha1.MachineOperationTypes {
+	for _, typ := range v1alpha1.MachineOperationTypes() {
 		for _, state := range []v1alpha1.MachineOperationState{v1alpha1.MachineOperationStateSuccessful, v1alpha1.MachineOperationStateFailed} {
 			got := fams.Sum(resultsMetric, map[string]string{"type": string(typ), "state": string(state)})
 			if want := results[[2]string{string(typ), string(state)}]; got != want {
@@ -256,12 +256,12 @@ func TestMetricsEndpoint(t *testing.T) {
 func checkFamilies(t *testing.T, fams metricstest.Families) {
 	t.Helper()
 	phases := []string{}
-	for _, p := range v1alpha1.MachinePhases {
+	for _, p := range v1alpha1.MachinePhases() {
 		phases = append(phases, string(p))
 	}
 	apiGroup := []string{v1alpha1.GroupVersion.Group}
 	types := []string{}
-	for _, op := range v1alpha1.MachineOperationTypes {
+	for _, op := range v1alpha1.MachineOperationTypes() {
 		types = append(types, string(op))
 	}
 	for _, want := range []struct {
@@ -350,7 +350,7 @@ func waitConsistent(t *testing.T, ctx context.Context, ms *machineSet, url *endp
 		if err != nil {
 			return false, err.Error()
 		}
-		for _, p := range v1alpha1.MachinePhases {
+		for _, p := range v1alpha1.MachinePhases() {
 			if g, n := fams.Sum(machinesMetric, map[string]string{"phase": string(p)}), countPhase(live, p); g != float64(n) {
 				return false, fmt.Sprintf("%s{phase=%q} = %v, %d such Machines", machinesMetric, p, g, n)
 			}

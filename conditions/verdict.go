@@ -1,4 +1,4 @@
-package aggregate
+package conditions
 
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -72,21 +72,18 @@ func (t *tally) add(s standing) {
 //   - True with NoIssuesReported otherwise.
 func (t tally) verdict() (metav1.ConditionStatus, string) {
 	switch {
-	case t.issues > 0:
-		return metav1.ConditionFalse, pick(t.issues == 1, IssueReportedReason, MultipleIssuesReportedReason)
+	case t.issues == 1:
+		return metav1.ConditionFalse, IssueReportedReason
+	case t.issues > 1:
+		return metav1.ConditionFalse, MultipleIssuesReportedReason
 	case t.unknowns == 1 && t.missing == 1:
 		return metav1.ConditionUnknown, NotYetReportedReason
-	case t.unknowns > 0:
-		return metav1.ConditionUnknown, pick(t.unknowns == 1, UnknownReportedReason, MultipleUnknownReportedReason)
+	case t.unknowns == 1:
+		return metav1.ConditionUnknown, UnknownReportedReason
+	case t.unknowns > 1:
+		return metav1.ConditionUnknown, MultipleUnknownReportedReason
 	case t.reported == 0:
 		return metav1.ConditionUnknown, NoConditionsReportedReason
 	}
 	return metav1.ConditionTrue, NoIssuesReportedReason
-}
-
-func pick(cond bool, a, b string) string {
-	if cond {
-		return a
-	}
-	return b
 }

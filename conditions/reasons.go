@@ -1,4 +1,4 @@
-package aggregate
+package conditions
 
 // Reasons of a summary condition (NewSummaryCondition, SetSummaryCondition, and the Machine's
 // Ready condition written by Summarize) and of an aggregate (NewAggregateCondition). They are

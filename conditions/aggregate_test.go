@@ -1,4 +1,4 @@
-package aggregate_test
+package conditions_test
 
 import (
 	"errors"
@@ -11,27 +11,26 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
 )
 
 // named builds a Machine called name in namespace "default" with the given conditions.
 func named(name string, c ...metav1.Condition) *v1alpha1.Machine {
-	m := machine(c)
+	m := machine(1, c...)
 	m.Name = name
 	return m
 }
 
 func readyCond(s metav1.ConditionStatus, reason string, msg ...string) metav1.Condition {
-	return cond("Ready", s, reason, 0, msg...)
+	return condAt("Ready", s, reason, 0, msg...)
 }
 
 func aggregated(t string, s metav1.ConditionStatus, reason, message string) *metav1.Condition {
 	return &metav1.Condition{Type: t, Status: s, Reason: reason, Message: message}
 }
 
-var machinesKind = aggregate.ObjectKind("Machine", "Machines")
+var machinesKind = conditions.ObjectKind{"Machine", "Machines"}
 
 func TestNewAggregateCondition(t *testing.T) {
 	ok := readyCond(T, "NoIssuesReported")
@@ -39,18 +38,18 @@ func TestNewAggregateCondition(t *testing.T) {
 		name          string
 		from          []*v1alpha1.Machine
 		conditionType string
-		opts          []aggregate.AggregateOption
+		opts          []conditions.AggregateOption
 		want          *metav1.Condition
 	}{
 		{
 			name: "all True: True, no message",
 			from: []*v1alpha1.Machine{named("m1", ok), named("m2", ok)},
-			want: aggregated("Ready", T, aggregate.NoIssuesReportedReason, ""),
+			want: aggregated("Ready", T, conditions.NoIssuesReportedReason, ""),
 		},
 		{
 			name: "one False: IssueReported, counted and named",
 			from: []*v1alpha1.Machine{named("m1", ok), named("m2", readyCond(F, "NodeNotReady", "kubelet stopped posting node status")), named("m3", ok)},
-			want: aggregated("Ready", F, aggregate.IssueReportedReason,
+			want: aggregated("Ready", F, conditions.IssueReportedReason,
 				"Ready is not True on 1 of 3 Machines: 1 False\n"+
 					"* NodeNotReady: 1 Machine (m2): kubelet stopped posting node status"),
 		},
@@ -65,7 +64,7 @@ func TestNewAggregateCondition(t *testing.T) {
 				named("m6", readyCond(F, "NodeNotReady", "kubelet stopped posting node status")),
 				named("m7", readyCond(U, "NodeReadyUnknown")),
 			},
-			want: aggregated("Ready", F, aggregate.MultipleIssuesReportedReason,
+			want: aggregated("Ready", F, conditions.MultipleIssuesReportedReason,
 				"Ready is not True on 6 of 7 Machines: 3 False, 2 Unknown, 1 not yet reported\n"+
 					"* NodeNotReady: 2 Machines (m3, m6): kubelet stopped posting node status\n"+
 					"* InfrastructureFailed: 1 Machine (m5): quota exceeded\n"+
@@ -75,21 +74,21 @@ func TestNewAggregateCondition(t *testing.T) {
 		{
 			name: "one missing: NotYetReported, never True",
 			from: []*v1alpha1.Machine{named("m1", ok), named("m2"), named("m3", ok)},
-			want: aggregated("Ready", U, aggregate.NotYetReportedReason,
+			want: aggregated("Ready", U, conditions.NotYetReportedReason,
 				"Ready is not True on 1 of 3 Machines: 1 not yet reported\n"+
 					"* not yet reported: 1 Machine (m2)"),
 		},
 		{
 			name: "one Unknown: UnknownReported",
 			from: []*v1alpha1.Machine{named("m1", ok), named("m2", readyCond(U, "NodeReadyUnknown", "Kubelet stopped posting node status."))},
-			want: aggregated("Ready", U, aggregate.UnknownReportedReason,
+			want: aggregated("Ready", U, conditions.UnknownReportedReason,
 				"Ready is not True on 1 of 2 Machines: 1 Unknown\n"+
 					"* NodeReadyUnknown: 1 Machine (m2): Kubelet stopped posting node status."),
 		},
 		{
 			name: "missing and Unknown: MultipleUnknownReported; an invalid status counts as Unknown",
 			from: []*v1alpha1.Machine{named("m1"), named("m2", readyCond("", "")), named("m3", ok)},
-			want: aggregated("Ready", U, aggregate.MultipleUnknownReportedReason,
+			want: aggregated("Ready", U, conditions.MultipleUnknownReportedReason,
 				"Ready is not True on 2 of 3 Machines: 1 Unknown, 1 not yet reported\n"+
 					"* no status: 1 Machine (m2)\n"+
 					"* not yet reported: 1 Machine (m1)"),
@@ -97,17 +96,17 @@ func TestNewAggregateCondition(t *testing.T) {
 		{
 			name: "no objects: Unknown NoConditionsReported, never True",
 			from: nil,
-			want: aggregated("Ready", U, aggregate.NoConditionsReportedReason, "Ready is not reported: there are no Machines"),
+			want: aggregated("Ready", U, conditions.NoConditionsReportedReason, "Ready is not reported: there are no Machines"),
 		},
 		{
 			name:          "the catalog's negative polarity, passed explicitly: True is the issue",
 			conditionType: deleting,
-			opts:          []aggregate.AggregateOption{machinesKind, aggregate.NegativePolarityConditionTypes(v1alpha1.NegativePolarityConditions...)},
+			opts:          []conditions.AggregateOption{machinesKind, conditions.NegativePolarityConditionTypes(negativeTypes())},
 			from: []*v1alpha1.Machine{
-				named("m1", cond(deleting, F, v1alpha1.MachineNotDeletingReason, 0)),
-				named("m2", cond(deleting, T, v1alpha1.MachineDeletingDrainingNodeReason, 0, "draining Node m2")),
+				named("m1", condAt(deleting, F, v1alpha1.MachineNotDeletingReason, 0)),
+				named("m2", condAt(deleting, T, v1alpha1.MachineDeletingDrainingNodeReason, 0, "draining Node m2")),
 			},
-			want: aggregated(deleting, F, aggregate.IssueReportedReason,
+			want: aggregated(deleting, F, conditions.IssueReportedReason,
 				"Deleting is not False on 1 of 2 Machines: 1 True\n"+
 					"* DrainingNode: 1 Machine (m2): draining Node m2"),
 		},
@@ -115,31 +114,31 @@ func TestNewAggregateCondition(t *testing.T) {
 			name:          "no registry: without NegativePolarityConditionTypes even Deleting is positive",
 			conditionType: deleting,
 			from: []*v1alpha1.Machine{
-				named("m1", cond(deleting, F, v1alpha1.MachineNotDeletingReason, 0)),
-				named("m2", cond(deleting, T, v1alpha1.MachineDeletingDrainingNodeReason, 0, "draining Node m2")),
+				named("m1", condAt(deleting, F, v1alpha1.MachineNotDeletingReason, 0)),
+				named("m2", condAt(deleting, T, v1alpha1.MachineDeletingDrainingNodeReason, 0, "draining Node m2")),
 			},
-			want: aggregated(deleting, F, aggregate.IssueReportedReason,
+			want: aggregated(deleting, F, conditions.IssueReportedReason,
 				"Deleting is not True on 1 of 2 Machines: 1 False\n"+
 					"* NotDeleting: 1 Machine (m1)"),
 		},
 		{
 			name:          "NegativePolarityConditionTypes naming other types only: the type aggregated stays positive",
 			conditionType: "example.com/Degraded",
-			opts:          []aggregate.AggregateOption{machinesKind, aggregate.NegativePolarityConditionTypes("example.com/Other", deleting)},
+			opts:          []conditions.AggregateOption{machinesKind, conditions.NegativePolarityConditionTypes{"example.com/Other", deleting}},
 			from: []*v1alpha1.Machine{
-				named("m1", cond("example.com/Degraded", T, "Degraded", 0)),
+				named("m1", condAt("example.com/Degraded", T, "Degraded", 0)),
 			},
-			want: aggregated("example.com/Degraded", T, aggregate.NoIssuesReportedReason, ""),
+			want: aggregated("example.com/Degraded", T, conditions.NoIssuesReportedReason, ""),
 		},
 		{
 			name:          "NegativePolarityConditionTypes naming the type aggregated; TargetConditionType names the result",
 			conditionType: "example.com/Degraded",
-			opts:          []aggregate.AggregateOption{aggregate.NegativePolarityConditionTypes("example.com/Degraded"), aggregate.TargetConditionType("example.com/MachinesDegraded")},
+			opts:          []conditions.AggregateOption{conditions.NegativePolarityConditionTypes{"example.com/Degraded"}, conditions.TargetConditionType("example.com/MachinesDegraded")},
 			from: []*v1alpha1.Machine{
-				named("m1", cond("example.com/Degraded", F, "Fine", 0)),
-				named("m2", cond("example.com/Degraded", F, "Fine", 0)),
+				named("m1", condAt("example.com/Degraded", F, "Fine", 0)),
+				named("m2", condAt("example.com/Degraded", F, "Fine", 0)),
 			},
-			want: aggregated("example.com/MachinesDegraded", T, aggregate.NoIssuesReportedReason, ""),
+			want: aggregated("example.com/MachinesDegraded", T, conditions.NoIssuesReportedReason, ""),
 		},
 		{
 			name: "a group per reason and message, the largest first",
@@ -149,7 +148,7 @@ func TestNewAggregateCondition(t *testing.T) {
 				named("m3", readyCond(F, "IssueReported", "* NodeReady: kubelet stopped posting node status")),
 				named("m4", readyCond(F, "IssueReported", "* InfrastructureReady: disk full")),
 			},
-			want: aggregated("Ready", F, aggregate.MultipleIssuesReportedReason,
+			want: aggregated("Ready", F, conditions.MultipleIssuesReportedReason,
 				"Ready is not True on 4 of 4 Machines: 4 False\n"+
 					"* IssueReported: 2 Machines (m2, m3): * NodeReady: kubelet stopped posting node status\n"+
 					"* IssueReported: 1 Machine (m4): * InfrastructureReady: disk full\n"+
@@ -158,7 +157,7 @@ func TestNewAggregateCondition(t *testing.T) {
 		{
 			name: "a multi-line message is indented under its group",
 			from: []*v1alpha1.Machine{named("m1", readyCond(F, "MultipleIssuesReported", "* NodeReady: not ready\n* NodeHealthy: DiskPressure"))},
-			want: aggregated("Ready", F, aggregate.IssueReportedReason,
+			want: aggregated("Ready", F, conditions.IssueReportedReason,
 				"Ready is not True on 1 of 1 Machine: 1 False\n"+
 					"* MultipleIssuesReported: 1 Machine (m1): * NodeReady: not ready\n  * NodeHealthy: DiskPressure"),
 		},
@@ -171,7 +170,7 @@ func TestNewAggregateCondition(t *testing.T) {
 				}
 				return out
 			}(),
-			want: aggregated("Ready", F, aggregate.MultipleIssuesReportedReason,
+			want: aggregated("Ready", F, conditions.MultipleIssuesReportedReason,
 				"Ready is not True on 7 of 7 Machines: 7 False\n"+
 					"* NodeNotReady: 7 Machines (m1, m2, m3, m4, m5, …)"),
 		},
@@ -184,7 +183,7 @@ func TestNewAggregateCondition(t *testing.T) {
 				}
 				return out
 			}(),
-			want: aggregated("Ready", F, aggregate.MultipleIssuesReportedReason,
+			want: aggregated("Ready", F, conditions.MultipleIssuesReportedReason,
 				"Ready is not True on 5 of 5 Machines: 5 False\n"+
 					"* NodeNotReady: 5 Machines (m1, m2, m3, m4, m5)"),
 		},
@@ -195,7 +194,7 @@ func TestNewAggregateCondition(t *testing.T) {
 				named("c", readyCond(F, "C")), named("d1", readyCond(F, "D")), named("d2", readyCond(F, "D")),
 				named("e"),
 			},
-			want: aggregated("Ready", F, aggregate.MultipleIssuesReportedReason,
+			want: aggregated("Ready", F, conditions.MultipleIssuesReportedReason,
 				"Ready is not True on 7 of 7 Machines: 6 False, 1 not yet reported\n"+
 					"* B: 2 Machines (b1, b2)\n"+
 					"* D: 2 Machines (d1, d2)\n"+
@@ -204,21 +203,21 @@ func TestNewAggregateCondition(t *testing.T) {
 		},
 		{
 			name: "WithObjectName names the objects; default kind is objects",
-			opts: []aggregate.AggregateOption{aggregate.WithObjectName(func(m *v1alpha1.Machine) string { return m.Namespace + "/" + m.Name })},
+			opts: []conditions.AggregateOption{conditions.WithObjectName(func(m *v1alpha1.Machine) string { return m.Namespace + "/" + m.Name })},
 			from: []*v1alpha1.Machine{named("m1", readyCond(F, "Broken")), named("m2", ok)},
-			want: aggregated("Ready", F, aggregate.IssueReportedReason,
+			want: aggregated("Ready", F, conditions.IssueReportedReason,
 				"Ready is not True on 1 of 2 objects: 1 False\n"+
 					"* Broken: 1 object (default/m1)"),
 		},
 		{
 			name: "WithObjectName may take an interface the objects implement; options accumulate, nil ones are skipped",
-			opts: []aggregate.AggregateOption{
-				aggregate.TargetConditionType("Ignored"), nil, aggregate.WithObjectName[func(*v1alpha1.Machine) string](nil),
-				aggregate.WithObjectName(func(g conditions.Getter) string { return fmt.Sprint(len(g.GetConditions())) }),
-				aggregate.TargetConditionType("MachinesReady"), machinesKind,
+			opts: []conditions.AggregateOption{
+				conditions.TargetConditionType("Ignored"), nil, conditions.WithObjectName[func(*v1alpha1.Machine) string](nil),
+				conditions.WithObjectName(func(g conditions.Getter) string { return fmt.Sprint(len(g.GetConditions())) }),
+				conditions.TargetConditionType("MachinesReady"), machinesKind,
 			},
 			from: []*v1alpha1.Machine{named("m1", readyCond(F, "Broken"))},
-			want: aggregated("MachinesReady", F, aggregate.IssueReportedReason,
+			want: aggregated("MachinesReady", F, conditions.IssueReportedReason,
 				"Ready is not True on 1 of 1 Machine: 1 False\n"+
 					"* Broken: 1 Machine (1)"),
 		},
@@ -231,13 +230,13 @@ func TestNewAggregateCondition(t *testing.T) {
 			}
 			opts := tt.opts
 			if opts == nil {
-				opts = []aggregate.AggregateOption{machinesKind}
+				opts = []conditions.AggregateOption{machinesKind}
 			}
 			var before []*v1alpha1.Machine
 			for _, m := range tt.from {
 				before = append(before, m.DeepCopy())
 			}
-			got, err := aggregate.NewAggregateCondition(tt.from, conditionType, opts...)
+			got, err := conditions.NewAggregateCondition(tt.from, conditionType, opts...)
 			if err != nil {
 				t.Fatalf("NewAggregateCondition() error = %v", err)
 			}
@@ -267,7 +266,7 @@ func TestNewAggregateConditionIsDeterministic(t *testing.T) {
 		named("m8", readyCond(F, "Third")),
 	}
 	from[1].Namespace = "other"
-	want, err := aggregate.NewAggregateCondition(from, "Ready", machinesKind)
+	want, err := conditions.NewAggregateCondition(from, "Ready", machinesKind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +275,7 @@ func TestNewAggregateConditionIsDeterministic(t *testing.T) {
 		reversed := slices.Clone(rotated)
 		slices.Reverse(reversed)
 		for _, list := range [][]*v1alpha1.Machine{rotated, reversed} {
-			got, err := aggregate.NewAggregateCondition(list, "Ready", machinesKind)
+			got, err := conditions.NewAggregateCondition(list, "Ready", machinesKind)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -293,12 +292,12 @@ func TestNewAggregateConditionIsDeterministic(t *testing.T) {
 // groups are gathered in a map, whose order changes from call to call).
 func TestNewAggregateConditionLookalikeGroups(t *testing.T) {
 	from := []*v1alpha1.Machine{named("m1"), named("m2", readyCond(U, "not yet reported"))}
-	want := aggregated("Ready", U, aggregate.MultipleUnknownReportedReason,
+	want := aggregated("Ready", U, conditions.MultipleUnknownReportedReason,
 		"Ready is not True on 2 of 2 Machines: 1 Unknown, 1 not yet reported\n"+
 			"* not yet reported: 1 Machine (m2)\n"+
 			"* not yet reported: 1 Machine (m1)")
 	for range 32 {
-		got, err := aggregate.NewAggregateCondition(from, "Ready", machinesKind)
+		got, err := conditions.NewAggregateCondition(from, "Ready", machinesKind)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -320,7 +319,7 @@ func TestNewAggregateConditionMessageIsBounded(t *testing.T) {
 		// Every Machine its own reason, so there are 10,000 groups.
 		from = append(from, named(name, readyCond(status, fmt.Sprintf("Reason%05d", i), huge)))
 	}
-	got, err := aggregate.NewAggregateCondition(from, "Ready", aggregate.ObjectKind(strings.Repeat("Machine", 100), strings.Repeat("Machines", 100)))
+	got, err := conditions.NewAggregateCondition(from, "Ready", conditions.ObjectKind{strings.Repeat("Machine", 100), strings.Repeat("Machines", 100)})
 	if err != nil {
 		t.Fatalf("NewAggregateCondition() error = %v", err)
 	}
@@ -333,10 +332,10 @@ func TestNewAggregateConditionMessageIsBounded(t *testing.T) {
 	if lines := strings.Split(got.Message, "\n"); len(lines) != 5 || !strings.HasPrefix(lines[4], "and 9997 more ") {
 		t.Errorf("want a header, three groups and the rest; got %d lines, last %.40q", len(lines), lines[len(lines)-1])
 	}
-	if got.Status != F || got.Reason != aggregate.MultipleIssuesReportedReason {
+	if got.Status != F || got.Reason != conditions.MultipleIssuesReportedReason {
 		t.Errorf("got %s/%s, want False/MultipleIssuesReported", got.Status, got.Reason)
 	}
-	got.LastTransitionTime = at(1)
+	got.LastTransitionTime = minute(1)
 	if err := conditions.Validate(*got); err != nil {
 		t.Errorf("Validate() = %v", err)
 	}
@@ -352,55 +351,55 @@ func TestNewAggregateConditionMisconfiguration(t *testing.T) {
 	}{
 		{
 			name: "empty condition type",
-			call: func() (*metav1.Condition, error) { return aggregate.NewAggregateCondition(ok, "") },
+			call: func() (*metav1.Condition, error) { return conditions.NewAggregateCondition(ok, "") },
 		},
 		{
 			name: "invalid condition type",
-			call: func() (*metav1.Condition, error) { return aggregate.NewAggregateCondition(ok, "not a type!") },
+			call: func() (*metav1.Condition, error) { return conditions.NewAggregateCondition(ok, "not a type!") },
 		},
 		{
 			name: "condition type longer than 316 characters",
-			call: func() (*metav1.Condition, error) { return aggregate.NewAggregateCondition(ok, long) },
+			call: func() (*metav1.Condition, error) { return conditions.NewAggregateCondition(ok, long) },
 		},
 		{
 			name: "invalid target type",
 			call: func() (*metav1.Condition, error) {
-				return aggregate.NewAggregateCondition(ok, "Ready", aggregate.TargetConditionType("Machines Ready"))
+				return conditions.NewAggregateCondition(ok, "Ready", conditions.TargetConditionType("Machines Ready"))
 			},
 		},
 		{
 			name: "nil Machine",
 			call: func() (*metav1.Condition, error) {
-				return aggregate.NewAggregateCondition(append(ok, nil), "Ready")
+				return conditions.NewAggregateCondition(append(ok, nil), "Ready")
 			},
 			want: `cannot aggregate condition "Ready" into "Ready": from[1] is nil`,
 		},
 		{
 			name: "nil Getter",
 			call: func() (*metav1.Condition, error) {
-				return aggregate.NewAggregateCondition([]conditions.Getter{nil}, "Ready")
+				return conditions.NewAggregateCondition([]conditions.Getter{nil}, "Ready")
 			},
 			want: `cannot aggregate condition "Ready" into "Ready": from[0] is nil`,
 		},
 		{
 			name: "objects without names",
 			call: func() (*metav1.Condition, error) {
-				return aggregate.NewAggregateCondition([]*object{{}}, "Ready")
+				return conditions.NewAggregateCondition([]*object{{}}, "Ready")
 			},
-			want: `cannot aggregate condition "Ready" into "Ready": cannot name from[0]: *aggregate_test.object has no GetName method (use WithObjectName)`,
+			want: `cannot aggregate condition "Ready" into "Ready": cannot name from[0]: *conditions_test.object has no GetName method (use WithObjectName)`,
 		},
 		{
 			name: "WithObjectName for another type",
 			call: func() (*metav1.Condition, error) {
-				return aggregate.NewAggregateCondition(ok, "Ready", aggregate.WithObjectName(func(_ *object) string { return "x" }))
+				return conditions.NewAggregateCondition(ok, "Ready", conditions.WithObjectName(func(_ *object) string { return "x" }))
 			},
-			want: `cannot aggregate condition "Ready" into "Ready": cannot name from[0]: the WithObjectName function does not take a *v1alpha1.Machine`,
+			want: `cannot aggregate condition "Ready" into "Ready": cannot name from[0]: the ObjectName option does not take a *v1alpha1.Machine`,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.call()
-			var cfgErr *aggregate.AggregateConfigError
+			var cfgErr *conditions.AggregateConfigError
 			if !errors.As(err, &cfgErr) {
 				t.Fatalf("NewAggregateCondition() error = %v, want an *AggregateConfigError", err)
 			}
@@ -417,16 +416,16 @@ func TestNewAggregateConditionMisconfiguration(t *testing.T) {
 // Objects without names aggregate fine when WithObjectName names them.
 func TestNewAggregateConditionOfUnnamedObjects(t *testing.T) {
 	from := []*object{
-		{conditions: conds(cond("Available", F, "Down", 0, "connection refused"))},
-		{conditions: conds(cond("Available", T, "Up", 0))},
+		{conditions: conds(condAt("Available", F, "Down", 0, "connection refused"))},
+		{conditions: conds(condAt("Available", T, "Up", 0))},
 	}
 	index := map[*object]string{from[0]: "backend-0", from[1]: "backend-1"}
-	got, err := aggregate.NewAggregateCondition(from, "Available",
-		aggregate.WithObjectName(func(o *object) string { return index[o] }), aggregate.ObjectKind("backend", "backends"))
+	got, err := conditions.NewAggregateCondition(from, "Available",
+		conditions.WithObjectName(func(o *object) string { return index[o] }), conditions.ObjectKind{"backend", "backends"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := aggregated("Available", F, aggregate.IssueReportedReason,
+	want := aggregated("Available", F, conditions.IssueReportedReason,
 		"Available is not True on 1 of 2 backends: 1 False\n* Down: 1 backend (backend-0): connection refused")
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("NewAggregateCondition() mismatch (-want +got):\n%s", diff)
@@ -451,9 +450,9 @@ func ExampleNewAggregateCondition() {
 	}
 	pool[5].Status.Conditions = nil // a new Machine, not summarized yet
 
-	machinesReady, err := aggregate.NewAggregateCondition(pool, "Ready",
-		aggregate.TargetConditionType("MachinesReady"),
-		aggregate.ObjectKind("Machine", "Machines"),
+	machinesReady, err := conditions.NewAggregateCondition(pool, "Ready",
+		conditions.TargetConditionType("MachinesReady"),
+		conditions.ObjectKind{"Machine", "Machines"},
 	)
 	if err != nil {
 		fmt.Println(err)
@@ -483,28 +482,32 @@ func BenchmarkNewAggregateCondition(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := aggregate.NewAggregateCondition(pool, "Ready", machinesKind); err != nil {
+		if _, err := conditions.NewAggregateCondition(pool, "Ready", machinesKind); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// TestAggregateOptionFunc: an option of one's own is applied in order with this package's (a
-// later one wins for a single value), and a nil one does nothing.
-func TestAggregateOptionFunc(t *testing.T) {
-	from := []*v1alpha1.Machine{named("db-0", cond("Available", T, "Up", 0))}
-	backends := aggregate.AggregateOptionFunc(func(o *aggregate.AggregateOptions) {
-		o.TargetConditionType, o.Kind, o.KindPlural = "BackendsAvailable", "backend", "backends"
-	})
-	got, err := aggregate.NewAggregateCondition(from, "Available",
-		aggregate.TargetConditionType("Ignored"), backends, aggregate.AggregateOptionFunc(nil))
+// backends is an aggregate option of one's own: any type with an ApplyToAggregate method.
+type backends struct{}
+
+func (backends) ApplyToAggregate(o *conditions.AggregateOptions) {
+	o.TargetConditionType, o.Kind, o.KindPlural = "BackendsAvailable", "backend", "backends"
+}
+
+// TestAggregateOptionOfOnesOwn: an option of one's own is applied in order with this package's
+// (a later one wins for a single value), and a nil one does nothing.
+func TestAggregateOptionOfOnesOwn(t *testing.T) {
+	from := []*v1alpha1.Machine{named("db-0", condAt("Available", T, "Up", 0))}
+	got, err := conditions.NewAggregateCondition(from, "Available",
+		conditions.TargetConditionType("Ignored"), backends{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Type != "BackendsAvailable" {
 		t.Errorf("type %q, want BackendsAvailable (the option of one's own comes last)", got.Type)
 	}
-	got, err = aggregate.NewAggregateCondition(from, "Available", backends, aggregate.TargetConditionType("DatabasesAvailable"))
+	got, err = conditions.NewAggregateCondition(from, "Available", backends{}, conditions.TargetConditionType("DatabasesAvailable"))
 	if err != nil {
 		t.Fatal(err)
 	}

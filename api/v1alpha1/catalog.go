@@ -1,0 +1,93 @@
+package v1alpha1
+
+import "slices"
+
+// When says under which condition of a Machine's spec a catalog rule applies.
+type When string
+
+const (
+	// Never: the rule does not apply.
+	Never When = ""
+	// Always: the rule applies to every Machine.
+	Always When = "Always"
+	// WithBootstrap: the rule applies when spec.bootstrap is set.
+	WithBootstrap When = "WithBootstrap"
+	// WithVersion: the rule applies when spec.version is set.
+	WithVersion When = "WithVersion"
+)
+
+// Applies reports whether the rule applies to a Machine with spec s.
+func (w When) Applies(s *MachineSpec) bool {
+	switch w {
+	case Always:
+		return true
+	case WithBootstrap:
+		return s.Bootstrap != nil
+	case WithVersion:
+		return s.Version != ""
+	}
+	return false
+}
+
+// ConditionInfo is one row of the condition catalog: how a condition type is read and written.
+type ConditionInfo struct {
+	// Type is the condition type.
+	Type string
+	// Polarity is Negative when True is the bad (or unusual) state.
+	Polarity ConditionPolarity
+	// InReady says when Ready's summary includes the type.
+	InReady When
+	// Owned says when the machinestatus controller writes the type (otherwise other writers may).
+	Owned When
+	// Priority orders the owned types when status.conditions is full: the highest number is
+	// left out first, 1 last.
+	Priority int
+}
+
+// catalog is the condition catalog, one row per type, in catalog order (Ready first, then
+// alphabetical).
+var catalog = [...]ConditionInfo{
+	{Type: MachineReadyCondition, Polarity: PositiveConditionPolarity, Owned: Always, Priority: 1},
+	{Type: MachineBootstrapConfigReadyCondition, Polarity: PositiveConditionPolarity, InReady: WithBootstrap, Owned: WithBootstrap, Priority: 3},
+	{Type: MachineDeletingCondition, Polarity: NegativeConditionPolarity, InReady: Always, Owned: Always, Priority: 6},
+	{Type: MachineDrainingCondition, Polarity: NegativeConditionPolarity, Owned: Always, Priority: 8},
+	{Type: MachineHealthCheckSucceededCondition, Polarity: PositiveConditionPolarity, InReady: Always, Owned: Always, Priority: 5},
+	{Type: MachineInfrastructureReadyCondition, Polarity: PositiveConditionPolarity, InReady: Always, Owned: Always, Priority: 2},
+	{Type: MachineNodeHealthyCondition, Polarity: PositiveConditionPolarity, InReady: Always, Owned: Always, Priority: 9},
+	{Type: MachineNodeReadyCondition, Polarity: PositiveConditionPolarity, InReady: Always, Owned: Always, Priority: 4},
+	{Type: MachinePausedCondition, Polarity: NegativeConditionPolarity, Owned: Always, Priority: 12},
+	{Type: MachineStalledCondition, Polarity: NegativeConditionPolarity, Owned: Always, Priority: 10},
+	{Type: MachineStandbyCondition, Polarity: NegativeConditionPolarity, Owned: Always, Priority: 11},
+	{Type: MachineUpdatingCondition, Polarity: NegativeConditionPolarity, Owned: WithVersion, Priority: 7},
+}
+
+// terminalReasons are the reasons that, on any condition, mean a terminal failure: the phase is
+// Failed while one of them is present.
+var terminalReasons = [...]string{MachineBootstrapFailedReason, MachineInfrastructureFailedReason, MachineUpdateFailedReason}
+
+// Catalog returns the condition catalog, one row per type, in catalog order (Ready first, then
+// alphabetical).
+func Catalog() []ConditionInfo { return slices.Clone(catalog[:]) }
+
+// CatalogInfo returns the catalog's row of conditionType, and false when the type is not in the
+// catalog.
+func CatalogInfo(conditionType string) (ConditionInfo, bool) {
+	i := slices.IndexFunc(catalog[:], func(c ConditionInfo) bool { return c.Type == conditionType })
+	if i < 0 {
+		return ConditionInfo{}, false
+	}
+	return catalog[i], true
+}
+
+// IsNegativePolarity reports whether the catalog gives conditionType negative polarity (True is
+// the bad or unusual state); types outside the catalog are positive.
+func IsNegativePolarity(conditionType string) bool {
+	c, _ := CatalogInfo(conditionType)
+	return c.Polarity == NegativeConditionPolarity
+}
+
+// TerminalReasons returns the reasons that, on any condition, mean a terminal failure.
+func TerminalReasons() []string { return slices.Clone(terminalReasons[:]) }
+
+// IsTerminalReason reports whether reason means a terminal failure (see TerminalReasons).
+func IsTerminalReason(reason string) bool { return slices.Contains(terminalReasons[:], reason) }
