@@ -145,7 +145,7 @@ test-faults: runtime-tools build ## Run only the fault tests (docs/reliability.m
 
 # Fuzz targets as package:Target (the package directory below the repository root).
 FUZZ_TARGETS := conditions:FuzzValidate conditions:FuzzSet conditions:FuzzPatchApply \
-	conditions:FuzzFromUnstructured controllers:FuzzComputeStatus aggregate:FuzzLastOperationHistory
+	conditions:FuzzFromUnstructured status:FuzzComputeStatus aggregate:FuzzLastOperationHistory
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (a duration, default 1m, or a count such as 100000x; make test runs 2000x each).
@@ -165,10 +165,9 @@ bench: ## Benchmark machinestatus against Cluster API side by side (hack/bench, 
 
 ##@ Mutation testing
 
-# make mutation (docs/mutation.md): gremlins mutates conditions, aggregate and the pure rules of
-# controllers (built with -tags nocontrolplane: no envtest suite) and prints the table. Each
-# package takes minutes; not in CI. The machine is shared: MUTATION_WORKERS=1 while others build.
-MUTATION_PACKAGES ?= conditions aggregate controllers
+# make mutation (docs/development.md): gremlins mutates the rule packages and prints the table.
+# Each package takes minutes; not in CI. The machine is shared: MUTATION_WORKERS=1 while others build.
+MUTATION_PACKAGES ?= conditions aggregate status refs
 MUTATION_WORKERS ?= 2
 # A mutant's test run may take this many times the coverage run (gremlins' timeout): generous,
 # as the load of a shared machine changes between the coverage run and a mutant's.
@@ -176,11 +175,9 @@ MUTATION_TIMEOUT_COEFFICIENT ?= 10
 # -count=1: gremlins times the coverage run for its timeout, so it must not come from the test
 # cache; -vet=off: a vet finding in a mutant is not a test that fails (and vet costs CPU).
 MUTATION_GOFLAGS := -count=1 -vet=off
-# controllers: only the pure rules are mutated (the status computation, the health check, the
-# reading of the contract, Node identity, release comparison, the conditions that fit); every
-# other file (the reconcilers' machinery: client, cache, events, metrics) is the envtest suite's
-# and is excluded, a new file too until it is listed here.
-MUTATION_PURE_controllers := capacity.go compute.go contract.go healthcheck.go identity.go servedversion.go status.go version.go
+# refs: only its pure rules are mutated (the version rule, the discovery backoff, the freshness of
+# answers); the rest is the machinery the controllers' envtest suite runs.
+MUTATION_PURE_refs := recent.go servedversion.go unserved.go
 # MUTATION_FILES, when set, mutates only those files of each package (e.g. MUTATION_PACKAGES=aggregate
 # MUTATION_FILES="phase.go summarize.go"): a partial run, or one package split between runs.
 MUTATION_FILES ?=
@@ -190,12 +187,12 @@ mutation_include = $(or $(MUTATION_FILES),$(MUTATION_PURE_$(1)),$(call mutation_
 mutation_exclude = ^($(subst $(mutation_space),|,$(strip $(subst .go,,$(filter-out $(call mutation_include,$(1)),$(call mutation_sources,$(1)))))))\.go$$
 
 .PHONY: mutation
-mutation: $(GREMLINS) $(MUTATION_GO) $(MUTATION_TABLE) ## Mutation-test conditions, aggregate and controllers' pure rules; print the table (minutes per package).
+mutation: $(GREMLINS) $(MUTATION_GO) $(MUTATION_TABLE) ## Mutation-test the rule packages (conditions, aggregate, status, refs' rules); print the table (minutes per package).
 	@real_go="$$(command -v go)"; \
 	$(foreach pkg,$(MUTATION_PACKAGES),echo "gremlins unleash ./$(pkg) ($(call mutation_include,$(pkg)))"; \
 		PATH="$(BIN)/mutation:$$PATH" MUTATION_GO="$$real_go" GOFLAGS="$$GOFLAGS $(MUTATION_GOFLAGS)" \
 			$(GREMLINS) unleash --workers $(MUTATION_WORKERS) --timeout-coefficient $(MUTATION_TIMEOUT_COEFFICIENT) \
-			--tags nocontrolplane --exclude-files '$(call mutation_exclude,$(pkg))' \
+			--exclude-files '$(call mutation_exclude,$(pkg))' \
 			--output $(BIN)/mutation/$(pkg).json ./$(pkg) || exit 1;) true
 	@$(MUTATION_TABLE) $(patsubst %,$(BIN)/mutation/%.json,$(MUTATION_PACKAGES))
 

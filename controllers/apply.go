@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/status"
 )
 
 // statusApply is the part of a Machine this controller owns: the status fields it derives and
@@ -38,7 +39,7 @@ func ownedStatus(m *v1alpha1.Machine) (*unstructured.Unstructured, error) {
 	a.APIVersion = v1alpha1.GroupVersion.String()
 	a.Kind = "Machine"
 	a.Metadata.Name, a.Metadata.Namespace = m.Name, m.Namespace
-	owned := ownedTypes(m)
+	owned := status.OwnedTypes(m)
 	a.Status.Conditions = []metav1.Condition{}
 	for _, c := range m.Status.Conditions {
 		if owned[c.Type] {

@@ -3,13 +3,14 @@ package controllers
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/refs"
+	"github.com/machinestatus/machinestatus/status"
 )
 
 // lastAppliedAnnotation is kubectl's copy of the last applied object; never read here.
@@ -35,7 +36,7 @@ func CacheOptions(machineSelector labels.Selector) cache.Options {
 // API Machines have a cache of their own (ServeClusterAPIMachines).
 func CacheOptionsFor(machineSelector labels.Selector, machinestatus bool) cache.Options {
 	o := cache.Options{
-		DefaultTransform: stripDefault,
+		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject:         map[client.Object]cache.ByObject{&corev1.Node{}: {Transform: stripNode}},
 	}
 	if machinestatus {
@@ -44,19 +45,10 @@ func CacheOptionsFor(machineSelector labels.Selector, machinestatus bool) cache.
 			machines.Label = machineSelector
 		}
 		o.ByObject[&v1alpha1.Machine{}] = machines
-		// The referenced kinds' CRDs, followed for their served versions (versions.go).
-		o.ByObject[newCRD()] = cache.ByObject{Transform: stripCRD}
+		// Referenced objects keep their contract's fields, CRDs what package refs reads.
+		refs.AddCacheOptions(&o)
 	}
 	return o
-}
-
-// stripDefault drops managedFields and reduces unstructured objects (the referenced kinds) to
-// the fields of the Cluster API contract.
-func stripDefault(obj any) (any, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		return stripContractObject(u), nil
-	}
-	return cache.TransformStripManagedFields()(obj)
 }
 
 // stripMachine drops managedFields and kubectl's last-applied annotation from a Machine of
@@ -71,54 +63,12 @@ func stripMachine(obj any) (any, error) {
 	return obj, nil
 }
 
+// stripNode keeps what the status computation reads of a Node (status.NodeFields).
 func stripNode(obj any) (any, error) {
-	n, ok := obj.(*corev1.Node)
-	if !ok {
-		return obj, nil
+	if n, ok := obj.(*corev1.Node); ok {
+		return status.NodeFields(n), nil
 	}
-	kept := &corev1.Node{}
-	kept.TypeMeta = n.TypeMeta
-	kept.Name, kept.UID, kept.ResourceVersion, kept.Generation = n.Name, n.UID, n.ResourceVersion, n.Generation
-	kept.CreationTimestamp, kept.DeletionTimestamp = n.CreationTimestamp, n.DeletionTimestamp
-	kept.Spec.ProviderID, kept.Spec.Unschedulable = n.Spec.ProviderID, n.Spec.Unschedulable
-	kept.Status.Conditions = n.Status.Conditions
-	kept.Status.NodeInfo.KubeletVersion = n.Status.NodeInfo.KubeletVersion
-	return kept, nil
-}
-
-// contractStatusFields are the status fields readContract and readyConditionMessage read.
-var contractStatusFields = []string{
-	"initialization", "ready", "failureReason", "failureMessage", "deprecated", "dataSecretName", "conditions", "v1beta2",
-}
-
-func stripContractObject(u *unstructured.Unstructured) *unstructured.Unstructured {
-	kept := &unstructured.Unstructured{Object: map[string]any{}}
-	kept.SetAPIVersion(u.GetAPIVersion())
-	kept.SetKind(u.GetKind())
-	kept.SetName(u.GetName())
-	kept.SetNamespace(u.GetNamespace())
-	kept.SetUID(u.GetUID())
-	kept.SetResourceVersion(u.GetResourceVersion())
-	kept.SetGeneration(u.GetGeneration())
-	kept.SetCreationTimestamp(u.GetCreationTimestamp())
-	kept.SetDeletionTimestamp(u.GetDeletionTimestamp())
-	if spec, ok := u.Object["spec"].(map[string]any); ok {
-		if id, ok := spec["providerID"]; ok {
-			kept.Object["spec"] = map[string]any{"providerID": id}
-		}
-	}
-	if status, ok := u.Object["status"].(map[string]any); ok {
-		s := map[string]any{}
-		for _, f := range contractStatusFields {
-			if v, ok := status[f]; ok {
-				s[f] = v
-			}
-		}
-		kept.Object["status"] = s
-	} else if status, ok := u.Object["status"]; ok {
-		kept.Object["status"] = status // keep a malformed status so that it is reported as such
-	}
-	return kept
+	return obj, nil
 }
 
 // newManagerLikeCache returns a cache configured by o and created with mgr's client settings

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/refs"
 )
 
 // Field indexes registered by SetupWithManager.
@@ -21,7 +22,13 @@ const (
 	machineNodeNameIndex = "machinestatus.io/nodeName"
 	// machineRefIndex indexes Machines by the objects they reference, as refKey values.
 	machineRefIndex = "machinestatus.io/ref"
+	// machineRefKindIndex indexes Machines by the group and kind of the objects they
+	// reference, as groupKindKey values.
+	machineRefKindIndex = "machinestatus.io/refKind"
 )
+
+// groupKindKey is the index value of a referenced kind.
+func groupKindKey(gk schema.GroupKind) string { return gk.Group + "/" + gk.Kind }
 
 // refKey is the index value of a referenced object in the Machine's namespace.
 func refKey(group, kind, name string) string { return group + "/" + kind + "/" + name }
@@ -72,12 +79,11 @@ func setupIndexes(ctx context.Context, idx client.FieldIndexer) error {
 			}
 			return out
 		}},
-		{newCRD(), crdKindIndex, crdIndex},
 	}
 	for _, i := range indexes {
 		if err := idx.IndexField(ctx, i.obj, i.field, i.fn); err != nil {
 			return fmt.Errorf("cannot index %T by %s: %w", i.obj, i.field, err)
 		}
 	}
-	return nil
+	return refs.SetupIndexes(ctx, idx)
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -24,14 +24,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/refs"
+	"github.com/machinestatus/machinestatus/status"
 )
 
 // DefaultFieldOwner is the server-side apply field manager of the controller's status writes.
 const DefaultFieldOwner = "machinestatus"
-
-// refReadTimeout bounds how long a reconcile waits for a referenced object's informer to sync
-// (e.g. when its kind is forbidden), so that no reconcile is stuck.
-const refReadTimeout = 10 * time.Second
 
 // The manager's ClusterRole (config/rbac/role.yaml, `make manifests`): read Machines, Nodes and
 // the Cluster API infrastructure and bootstrap groups, and CRDs (to follow the referenced kinds'
@@ -69,15 +67,11 @@ type MachineReconciler struct {
 	// DefaultKindRetryInterval.
 	KindRetryInterval time.Duration
 
-	controller controller.Controller
-	written    writtenStatuses
-	phases     phaseGauge
-	watches    watchSet
-	unserved   recentAnswers[schema.GroupKind, struct{}]
-	// discoveryLag: since when versions served by CRDs have been missing from discovery.
-	discoveryLag discoveryLag
-	access       accessState
-	refusals     refusedWrites
+	refs     *refs.Reader
+	refsOnce sync.Once
+	written  writtenStatuses
+	phases   phaseGauge
+	refusals refusedWrites
 }
 
 // SetupWithManager checks the reconciler's dependencies, registers its field indexes and
@@ -97,20 +91,20 @@ func (r *MachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manag
 	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	reader := r.reader()
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.Machine{}).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.machinesForNode),
 			builder.WithPredicates(nodeChangePredicate())).
-		Watches(newCRD(), handler.EnqueueRequestsFromMapFunc(r.machinesForCRD)).
+		Watches(refs.NewCRD(), handler.EnqueueRequestsFromMapFunc(reader.CRDChanged)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
 		Named("machine").
 		Build(r)
 	if err != nil {
 		return fmt.Errorf("cannot build the machine controller: %w", err)
 	}
-	r.controller = c
 	machineAPIServedMetric.WithLabelValues(v1alpha1.GroupVersion.Group).Set(1)
-	return r.setupAccess(mgr)
+	return reader.SetupWithManager(mgr, c)
 }
 
 // Reconcile computes the Machine's whole status and writes it when it differs from the stored
@@ -129,8 +123,8 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	now := r.clock().Now()
 
 	var next time.Time
-	if isPaused(m) {
-		if err := computePausedStatus(m, now); err != nil {
+	if status.IsPaused(m) {
+		if err := status.ComputePaused(m, now); err != nil {
 			return ctrl.Result{}, err
 		}
 	} else {
@@ -138,12 +132,12 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		if next, err = computeStatus(m, in); err != nil {
+		if next, err = status.Compute(m, in); err != nil {
 			return ctrl.Result{}, err
 		}
-		next = r.kindRetryDeadline(in, now, next)
+		next = r.reader().RetryDeadline(now, next, in.Refs()...)
 	}
-	omitted := fitConditions(m)
+	omitted := status.FitConditions(m)
 
 	// The stored status as far as we know: our last write while the cache lags behind it.
 	stored := before
@@ -177,17 +171,27 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 
 func (r *MachineReconciler) clock() clock.PassiveClock { return clockOrReal(r.Clock) }
 
+// reader returns the reader of referenced objects, made on first use from r's fields; without
+// SetupWithManager it starts no watch.
+func (r *MachineReconciler) reader() *refs.Reader {
+	r.refsOnce.Do(func() {
+		r.refs = &refs.Reader{Client: r.Client, Cache: r.Cache, RESTMapper: r.RESTMapper,
+			RetryInterval: r.KindRetryInterval, Clock: r.Clock, Referrers: r.referrers}
+	})
+	return r.refs
+}
+
 // observe reads the referenced infrastructure and bootstrap objects and the Node. Problems that
 // a condition can describe (not found, kind not served, forbidden, malformed) become part of
 // the inputs; other errors are returned for a retry.
-func (r *MachineReconciler) observe(ctx context.Context, m *v1alpha1.Machine, now time.Time) (statusInputs, error) {
-	in := statusInputs{Now: now}
+func (r *MachineReconciler) observe(ctx context.Context, m *v1alpha1.Machine, now time.Time) (status.Inputs, error) {
+	in := status.Inputs{Now: now}
 	var err error
-	if in.Infra, err = r.readRef(ctx, m.Namespace, m.Spec.InfrastructureRef, "provisioned", now); err != nil {
+	if in.Infra, err = r.reader().Read(ctx, m.Namespace, m.Spec.InfrastructureRef, "provisioned", now); err != nil {
 		return in, err
 	}
 	if b := m.Spec.Bootstrap; b != nil && b.ConfigRef != nil {
-		bs, err := r.readRef(ctx, m.Namespace, *b.ConfigRef, "dataSecretCreated", now)
+		bs, err := r.reader().Read(ctx, m.Namespace, *b.ConfigRef, "dataSecretCreated", now)
 		if err != nil {
 			return in, err
 		}
@@ -197,93 +201,10 @@ func (r *MachineReconciler) observe(ctx context.Context, m *v1alpha1.Machine, no
 	return in, err
 }
 
-// readRef reads a referenced object as unstructured, per the Cluster API contract. When the
-// version of its kind changes while it is being read (its CRD changed), it reads again, up to
-// three times in all.
-func (r *MachineReconciler) readRef(ctx context.Context, ns string, ref v1alpha1.ContractVersionedObjectReference, readyField string, now time.Time) (refState, error) {
-	for attempt := 1; ; attempt++ {
-		st, err := r.readRefOnce(ctx, ns, ref, readyField, now)
-		if !errors.Is(err, errVersionChanged) || attempt == 3 {
-			return st, err
-		}
-	}
-}
-
-// readRefOnce is one attempt of readRef.
-func (r *MachineReconciler) readRefOnce(ctx context.Context, ns string, ref v1alpha1.ContractVersionedObjectReference, readyField string, now time.Time) (refState, error) {
-	st := refState{Kind: ref.Kind, Name: ref.Name}
-	kind, err := r.kindMapping(ctx, schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind}, now)
-	if err != nil {
-		if meta.IsNoMatchError(err) {
-			return kindNotServed(st, ref.APIGroup, kind.why, r.kindRetryInterval()), nil
-		}
-		return st, fmt.Errorf("cannot resolve kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
-	}
-	if kind.mapping == nil {
-		return notInDiscovery(st, ref.APIGroup, kind.waiting, kind.wait, r.kindRetryInterval()), nil
-	}
-	// While discovery does not list the version the CRD picks, the version read before is read,
-	// and discovery asked again after kind.wait.
-	mapping := kind.mapping
-	st.RetryAfter = kind.wait
-	reader, scope, verbs, err := r.readerFor(ctx, mapping, ns, now)
-	if err != nil {
-		return st, err
-	}
-	if verbs != "" {
-		return forbidden(st, mapping.Resource.GroupResource(), scope, verbs, r.kindRetryInterval()), nil
-	}
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(mapping.GroupVersionKind)
-	rctx, cancel := context.WithTimeout(ctx, refReadTimeout)
-	defer cancel()
-	err = r.readWatched(ctx, rctx, reader, scope.namespace, client.ObjectKey{Namespace: ns, Name: ref.Name}, obj)
-	switch {
-	case errors.Is(err, errVersionChanged):
-		return st, err
-	case apierrors.IsNotFound(err):
-		return st, nil
-	case apierrors.IsForbidden(err):
-		return forbidden(st, mapping.Resource.GroupResource(), scope, "read", r.kindRetryInterval()), nil
-	case meta.IsNoMatchError(err):
-		wait := r.discoveryLag.retryAfter(mapping.GroupVersionKind, now, r.kindRetryInterval())
-		return notInDiscovery(st, ref.APIGroup, mapping.GroupVersionKind.Version, wait, r.kindRetryInterval()), nil
-	case (apierrors.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded)) && ctx.Err() == nil:
-		// The informer cache reports a sync that outlasted rctx as a Timeout status error.
-		st.Unreadable = fmt.Sprintf("cannot read %s: timed out waiting for the %s cache (missing RBAC?)", st, ref.Kind)
-		return st, nil
-	case err != nil:
-		return st, fmt.Errorf("cannot read %s: %w", st, err)
-	}
-	return contractState(st, obj, readyField), nil
-}
-
-// inDiscovery reports whether the RESTMapper maps gvk, a version a CRD serves: a CRD serves a
-// new version moments before discovery lists it, and a watch started in between fails
-// (controller-runtime logs an error and retries it), so none starts until the RESTMapper, which
-// asks discovery again for a version it does not know, has it (followVersion). While gvk is missing it returns
-// false and the wait before the Machine is read again: DiscoveryRetryInterval, doubling up to
-// the kind retry interval (discoveryLag). The RESTMapper is asked once per step of that wait
-// (and at once after a change of the CRD), however many Machines reference the kind.
-func (r *MachineReconciler) inDiscovery(gvk schema.GroupVersionKind, now time.Time) (time.Duration, bool) {
-	if r.RESTMapper == nil {
-		return 0, true
-	}
-	interval := r.kindRetryInterval()
-	if wait, ok := r.discoveryLag.pending(gvk, now, interval); ok {
-		return wait, false
-	}
-	if _, err := r.RESTMapper.RESTMapping(gvk.GroupKind(), gvk.Version); meta.IsNoMatchError(err) {
-		return r.discoveryLag.retryAfter(gvk, now, interval), false
-	}
-	r.discoveryLag.found(gvk)
-	return 0, true
-}
-
 // findNode returns the Machine's Node (machineNode: the Node with the Machine's providerID,
 // found by field index), or nil when there is none.
-func (r *MachineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, infra refState) (*corev1.Node, error) {
-	id := machineProviderID(m, infra)
+func (r *MachineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, infra status.Ref) (*corev1.Node, error) {
+	id := status.ProviderID(m, infra)
 	if id == "" {
 		return nil, nil
 	}
@@ -291,18 +212,20 @@ func (r *MachineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, i
 	if err := r.Client.List(ctx, nodes, client.MatchingFields{nodeProviderIDIndex: id}); err != nil {
 		return nil, fmt.Errorf("cannot list Nodes with providerID %s: %w", id, err)
 	}
-	node, n := machineNode(id, m.Status.NodeRef, nodes.Items)
+	node, n := status.MachineNode(id, m.Status.NodeRef, nodes.Items)
 	if node == nil && n > 1 {
 		log.FromContext(ctx).Info("several Nodes share a providerID; waiting for one", "providerID", id, "count", n)
 	}
 	return node, nil
 }
 
-// machinesForRef maps a referenced object to the Machines in its namespace that reference it.
-func (r *MachineReconciler) machinesForRef(ctx context.Context, obj client.Object) []reconcile.Request {
-	gvk := obj.GetObjectKind().GroupVersionKind()
-	return r.machineRequests(ctx, client.InNamespace(obj.GetNamespace()),
-		client.MatchingFields{machineRefIndex: refKey(gvk.Group, gvk.Kind, obj.GetName())})
+// referrers returns the Machines in namespace ("" all) that reference an object of kind gk named
+// name ("" any): refs.Reader's Referrers.
+func (r *MachineReconciler) referrers(ctx context.Context, gk schema.GroupKind, namespace, name string) []reconcile.Request {
+	if name == "" {
+		return r.machineRequests(ctx, client.InNamespace(namespace), client.MatchingFields{machineRefKindIndex: groupKindKey(gk)})
+	}
+	return r.machineRequests(ctx, client.InNamespace(namespace), client.MatchingFields{machineRefIndex: refKey(gk.Group, gk.Kind, name)})
 }
 
 // machinesForNode maps a Node to the Machines that name it (to notice a Node that is no longer

@@ -132,7 +132,7 @@ func (r *MachineReconciler) handleRefusal(ctx context.Context, m *v1alpha1.Machi
 		msg = status.Status().Message
 	}
 	r.Recorder.Eventf(eventRegarding(v1alpha1.GroupVersion.String(), m), nil, corev1.EventTypeWarning, StatusRefusedEventReason, eventAction,
-		"The API server refused the status write (%s): %s", reason, conditions.CollapseSpace(bound(msg)))
+		"The API server refused the status write (%s): %s", reason, conditions.CollapseSpace(conditions.TruncateTo(msg, 1024)))
 	l := log.FromContext(ctx).WithValues("reason", reason, "retryIn", delay.String())
 	if first {
 		l.Error(err, "the API server refuses this Machine's status; it stays stale until the cause is fixed (see the StatusWriteRefused event)")

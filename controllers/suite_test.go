@@ -43,14 +43,6 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	flag.Parse()
-	if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
-		// Fuzzing (make fuzz runs -run '^$'): the package's fuzz targets need no control plane,
-		// and each fuzz worker process would start its own.
-		return m.Run()
-	}
-	if noControlPlane {
-		return runWithoutControlPlane(m)
-	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.Level(zapLevel()))))
 	// The Machines of a test running its own manager are that manager's (discovery_lag_test.go).
 	notOwnManager, err := labels.NewRequirement(ownManagerLabel, selection.DoesNotExist, nil)
@@ -104,25 +96,6 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "manager:", err)
 	}
 	return code
-}
-
-// runWithoutControlPlane runs only the tests of package controllers (the pure rules): the
-// envtest suite is added to -test.skip.
-func runWithoutControlPlane(m *testing.M) int {
-	suite, err := envtestSuitePattern(".")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	skip := flag.Lookup("test.skip")
-	if prev := skip.Value.String(); prev != "" {
-		suite = prev + "|" + suite
-	}
-	if err := skip.Value.Set(suite); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
 }
 
 // restrictedManager provisions harness.ManagerUser with the roles of config/rbac and returns

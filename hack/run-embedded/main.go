@@ -1,6 +1,6 @@
 // Command run-embedded is the development loop without a cluster (`make run-embedded`): it
 // starts kube-apiserver and etcd from bin/k8s (controller-runtime's envtest, through
-// internal/embedded), installs the Machine CRD, writes an admin kubeconfig and runs the
+// test/embedded), installs the Machine CRD, writes an admin kubeconfig and runs the
 // production manager binary (bin/manager) against it with the flags given after `--`. Ctrl-C
 // (SIGINT) or SIGTERM stops the manager, then the control plane.
 //
@@ -29,7 +29,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/config/crd"
 	"github.com/machinestatus/machinestatus/config/rbac"
-	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/embedded"
 )
 
 // managerStopGrace is how long the manager may take to exit after SIGTERM before SIGKILL.

@@ -19,7 +19,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/config/rbac"
-	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/embedded"
 	"github.com/machinestatus/machinestatus/test/harness"
 )
 

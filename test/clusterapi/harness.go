@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/embedded"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 )

@@ -1,5 +1,5 @@
 // Command demo walks sample Machines through every phase, for real: it starts kube-apiserver and
-// etcd (internal/embedded), kwok as the kubelet of every Node, the machinestatus manager
+// etcd (test/embedded), kwok as the kubelet of every Node, the machinestatus manager
 // (bin/manager) and the simulated infrastructure provider (test/infra), then acts as a user and
 // an infrastructure would, and after each step waits until the manager reports the expected
 // phase and prints what kubectl shows.

@@ -15,7 +15,7 @@ import (
 var testHarness = []string{
 	"sigs.k8s.io/controller-runtime/pkg/envtest",
 	"sigs.k8s.io/controller-runtime/pkg/internal/testing",
-	"github.com/machinestatus/machinestatus/internal/embedded",
+	"github.com/machinestatus/machinestatus/test/embedded",
 	"github.com/machinestatus/machinestatus/test",
 	"github.com/machinestatus/machinestatus/hack",
 }

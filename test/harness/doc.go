@@ -1,7 +1,7 @@
 // Package harness is what every test suite of the repository starts from, so that each starts
 // its control plane, waits and provisions users the same way:
 //
-//   - Start: kube-apiserver + etcd (internal/embedded, the binaries `make tools` builds) with
+//   - Start: kube-apiserver + etcd (test/embedded, the binaries `make tools` builds) with
 //     machinestatus's CRDs and others when asked, kwok when asked, and an admin client, REST
 //     config and kubeconfig (Env); Stop stops what Start started.
 //   - GrantManager binds ManagerUser to given roles (ManagerRoles: config/rbac's);

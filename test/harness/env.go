@@ -13,7 +13,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/config/crd"
-	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/embedded"
 	"github.com/machinestatus/machinestatus/test/internal/proc"
 	"github.com/machinestatus/machinestatus/test/internal/repo"
 	"github.com/machinestatus/machinestatus/test/kwok"

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/machinestatus/machinestatus/config/rbac"
-	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/embedded"
 )
 
 const (

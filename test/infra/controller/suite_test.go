@@ -14,7 +14,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/machinestatus/machinestatus/config/samples/infra"
-	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/embedded"
 	"github.com/machinestatus/machinestatus/test/harness"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/infra/controller"

@@ -13,7 +13,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
-	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/embedded"
 )
 
 // clusterAPIModule is Cluster API's root module, which holds its CRDs. The main module

@@ -1,5 +1,5 @@
 // Package fleet starts what the demo and the scale harness run against: kube-apiserver + etcd
-// (internal/embedded), kwok as every Node's kubelet, the machinestatus manager as its own
+// (test/embedded), kwok as every Node's kubelet, the machinestatus manager as its own
 // process (bin/manager), and the simulated infrastructure provider (test/infra) in this process.
 package fleet
 
@@ -25,7 +25,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/machinestatus/machinestatus/config/samples/infra"
-	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/embedded"
 	"github.com/machinestatus/machinestatus/test/harness"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/infra/controller"

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/machinestatus/machinestatus/config/clusterapi"
-	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/embedded"
 	"github.com/machinestatus/machinestatus/test/harness"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
 )

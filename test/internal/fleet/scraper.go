@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/machinestatus/machinestatus/config/rbac"
-	"github.com/machinestatus/machinestatus/internal/embedded"
+	"github.com/machinestatus/machinestatus/test/embedded"
 )
 
 // ScraperNamespace holds the ServiceAccounts ScraperToken creates.

@@ -1,0 +1,34 @@
+// Package refs reads the objects machinestatus Machines reference (spec.infrastructureRef,
+// spec.bootstrap.configRef: {apiGroup, kind, name}, no version) by the Cluster API contract, for
+// the Machine controller. Reader.Read returns a status.Ref: what the object says, or why it cannot
+// be used (not found, kind not served, forbidden, not synced, malformed). Package status turns
+// Refs into conditions; package controllers calls Read on every reconcile.
+//
+// Its mechanisms, each with what it earns:
+//
+//   - Watches per kind (watches.go): a referenced kind is watched once, through an informer
+//     started on first read, so a change to the object reconciles the Machines that reference it
+//     (Referrers). Watches are recorded by kind, version and namespace under one lock; a watch
+//     of a version no longer read, or of a scope no longer allowed, is stopped and its informer
+//     removed, so that stale objects are never read and no informer retries a list that fails.
+//   - Versions from the CRD (versions.go, servedversion.go): a kind defined by a CRD is read at
+//     the newest served version a Cluster API contract label lists (cluster.x-k8s.io/v1beta2
+//     before …/v1beta1), else the newest served version; CRD changes reconcile the Machines at
+//     once. Without it a provider moving its kind to a new version leaves Machines reading a
+//     version that is no longer served (test/faults TestProviderAPIVersionChanges).
+//   - Discovery lag (unserved.go): a CRD serves a new version seconds before discovery lists
+//     it; meanwhile the version read before is read, and discovery is asked again after 2 s,
+//     doubling up to RetryInterval, once per step however many Machines ask. Without it each
+//     read in those seconds starts a watch that fails and logs an error.
+//   - Access reviews (access.go): before a watch starts, SelfSubjectAccessReviews ask whether
+//     the manager may list and watch the kind in all namespaces, else in the Machine's
+//     namespace (then a cache of that namespace watches it). A forbidden kind becomes a
+//     …Forbidden condition naming the grant to add. Without it an informer on a forbidden kind
+//     never syncs and every read of it waits readTimeout (10 s) before giving up. The access
+//     of every watched scope is asked again every RetryInterval; when revoked, the watch stops.
+//   - Stripped objects (cache.go): the cache keeps only the contract's fields of referenced
+//     objects and CRDs without their schemas.
+//
+// Kinds no CRD defines (aggregated APIs) are resolved through the RESTMapper; a kind it does not
+// serve is asked about again at most once per RetryInterval.
+package refs

@@ -1,0 +1,161 @@
+package refs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/status"
+)
+
+// readTimeout bounds how long a read waits for a referenced object's informer to sync (e.g. when
+// its kind is forbidden), so that no reconcile is stuck.
+const readTimeout = 10 * time.Second
+
+// Referrers returns the Machines to reconcile when an object of kind gk changes in namespace
+// ("" any namespace) whose name is name ("" any object of the kind).
+type Referrers func(ctx context.Context, gk schema.GroupKind, namespace, name string) []reconcile.Request
+
+// Reader reads the objects Machines reference, by contract, through watches it starts per kind
+// (see the package documentation for what it does and why). Set the exported fields, call
+// SetupWithManager once the Machine controller is built, then Read.
+type Reader struct {
+	// Client creates the SelfSubjectAccessReviews.
+	Client client.Client
+	// Cache is the manager's cache: CRDs, and the referenced kinds the manager may watch in all
+	// namespaces.
+	Cache cache.Cache
+	// RESTMapper resolves kinds that no CRD defines.
+	RESTMapper meta.RESTMapper
+	// RetryInterval is how often a kind that is not served, forbidden or unreadable is asked
+	// about again. Zero means DefaultKindRetryInterval.
+	RetryInterval time.Duration
+	// Clock dates the access rechecks. Nil means the real clock.
+	Clock clock.PassiveClock
+	// Referrers maps a referenced object's change to the Machines to reconcile.
+	Referrers Referrers
+
+	controller   controller.Controller
+	watches      watchSet
+	unserved     recentAnswers[schema.GroupKind, struct{}]
+	discoveryLag discoveryLag
+	access       accessState
+}
+
+// SetupWithManager lets r start watches on c (the Machine controller) and prepares the access
+// rechecks and namespace caches with mgr.
+func (r *Reader) SetupWithManager(mgr ctrl.Manager, c controller.Controller) error {
+	r.controller = c
+	return r.setupAccess(mgr)
+}
+
+// Read reads the object ref names in namespace ns and returns what it says by contract
+// (readyField: "provisioned" for infrastructure, "dataSecretCreated" for bootstrap objects) or
+// why it cannot be used. Problems a condition can describe (not found, kind not served,
+// forbidden, malformed, not synced) are in the Ref; other errors are returned for a retry. When
+// the version of the kind changes while it is read (its CRD changed), it reads again, up to three
+// times in all.
+func (r *Reader) Read(ctx context.Context, ns string, ref v1alpha1.ContractVersionedObjectReference, readyField string, now time.Time) (status.Ref, error) {
+	for attempt := 1; ; attempt++ {
+		st, err := r.readOnce(ctx, ns, ref, readyField, now)
+		if !errors.Is(err, errVersionChanged) || attempt == 3 {
+			return st, err
+		}
+	}
+}
+
+// readOnce is one attempt of Read.
+func (r *Reader) readOnce(ctx context.Context, ns string, ref v1alpha1.ContractVersionedObjectReference, readyField string, now time.Time) (status.Ref, error) {
+	st := status.Ref{Kind: ref.Kind, Name: ref.Name}
+	kind, err := r.kindMapping(ctx, schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind}, now)
+	if err != nil {
+		if meta.IsNoMatchError(err) {
+			return kindNotServed(st, ref.APIGroup, kind.why, r.kindRetryInterval()), nil
+		}
+		return st, fmt.Errorf("cannot resolve kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
+	}
+	if kind.mapping == nil {
+		return notInDiscovery(st, ref.APIGroup, kind.waiting, kind.wait, r.kindRetryInterval()), nil
+	}
+	// While discovery does not list the version the CRD picks, the version read before is read,
+	// and discovery asked again after kind.wait.
+	mapping := kind.mapping
+	st.RetryAfter = kind.wait
+	reader, scope, verbs, err := r.readerFor(ctx, mapping, ns, now)
+	if err != nil {
+		return st, err
+	}
+	if verbs != "" {
+		return forbidden(st, mapping.Resource.GroupResource(), scope, verbs, r.kindRetryInterval()), nil
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(mapping.GroupVersionKind)
+	rctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+	err = r.readWatched(ctx, rctx, reader, scope.namespace, client.ObjectKey{Namespace: ns, Name: ref.Name}, obj)
+	switch {
+	case errors.Is(err, errVersionChanged):
+		return st, err
+	case apierrors.IsNotFound(err):
+		return st, nil
+	case apierrors.IsForbidden(err):
+		return forbidden(st, mapping.Resource.GroupResource(), scope, "read", r.kindRetryInterval()), nil
+	case meta.IsNoMatchError(err):
+		wait := r.discoveryLag.retryAfter(mapping.GroupVersionKind, now, r.kindRetryInterval())
+		return notInDiscovery(st, ref.APIGroup, mapping.GroupVersionKind.Version, wait, r.kindRetryInterval()), nil
+	case (apierrors.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded)) && ctx.Err() == nil:
+		// The informer cache reports a sync that outlasted rctx as a Timeout status error.
+		st.Unreadable = fmt.Sprintf("cannot read %s: timed out waiting for the %s cache (missing RBAC?)", st, ref.Kind)
+		return st, nil
+	case err != nil:
+		return st, fmt.Errorf("cannot read %s: %w", st, err)
+	}
+	return status.RefFromObject(st, obj, readyField), nil
+}
+
+// inDiscovery reports whether the RESTMapper maps gvk, a version a CRD serves: a CRD serves a
+// new version moments before discovery lists it, and a watch started in between fails, so none
+// starts until the RESTMapper has it (followVersion). While gvk is missing it returns false and
+// the wait before the Machine is read again: DiscoveryRetryInterval, doubling up to the retry
+// interval (discoveryLag). The RESTMapper is asked once per step of that wait (and at once after
+// a change of the CRD), however many Machines reference the kind.
+func (r *Reader) inDiscovery(gvk schema.GroupVersionKind, now time.Time) (time.Duration, bool) {
+	if r.RESTMapper == nil {
+		return 0, true
+	}
+	interval := r.kindRetryInterval()
+	if wait, ok := r.discoveryLag.pending(gvk, now, interval); ok {
+		return wait, false
+	}
+	if _, err := r.RESTMapper.RESTMapping(gvk.GroupKind(), gvk.Version); meta.IsNoMatchError(err) {
+		return r.discoveryLag.retryAfter(gvk, now, interval), false
+	}
+	r.discoveryLag.found(gvk)
+	return 0, true
+}
+
+// machinesForObject maps a watched referenced object to the Machines that reference it.
+func (r *Reader) machinesForObject(ctx context.Context, obj client.Object) []reconcile.Request {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	return r.Referrers(ctx, gvk.GroupKind(), obj.GetNamespace(), obj.GetName())
+}
+
+func (r *Reader) clock() clock.PassiveClock {
+	if r.Clock == nil {
+		return clock.RealClock{}
+	}
+	return r.Clock
+}

@@ -1,0 +1,127 @@
+package refs
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+)
+
+// TestStripCRD: the cache keeps of a CRD what versionOf reads, and round-trips through crdOf.
+func TestStripCRD(t *testing.T) {
+	u := NewCRD()
+	u.SetName("upmachines.infrastructure.cluster.x-k8s.io")
+	u.SetLabels(map[string]string{"cluster.x-k8s.io/v1beta2": "v1beta2"})
+	u.Object["spec"] = map[string]any{
+		"group": "infrastructure.cluster.x-k8s.io", "scope": "Namespaced",
+		"names": map[string]any{"kind": "UpMachine", "plural": "upmachines", "listKind": "UpMachineList"},
+		"versions": []any{map[string]any{"name": "v1beta2", "served": true, "storage": true,
+			"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "description": "big"}}}},
+	}
+	u.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Established", "status": "True", "lastTransitionTime": nil}}}
+	out, err := stripCRD(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := crdOf(out)
+	if crd == nil {
+		t.Fatal("crdOf(stripCRD(crd)) = nil")
+	}
+	if crd.Spec.Versions[0].Schema != nil {
+		t.Error("the schema is kept")
+	}
+	if v, why := versionOf(crd); v != "v1beta2" || why != "" {
+		t.Errorf("versionOf = %q, %q; want v1beta2", v, why)
+	}
+	if diff := cmp.Diff([]string{"infrastructure.cluster.x-k8s.io/UpMachine"}, crdIndex(out.(*unstructured.Unstructured))); diff != "" {
+		t.Errorf("crdIndex (-want +got):\n%s", diff)
+	}
+}
+
+// TestFollowVersionWhileDiscoveryLags: while discovery does not list the version a CRD picks,
+// the version read before stays read and watched (in every namespace) as long as the CRD still
+// serves it, and the Machine is read again after the discovery backoff's step; once discovery
+// lists the new version its watches replace the old ones. A version the CRD no longer serves
+// stops at once, even while discovery lags.
+func TestFollowVersionWhileDiscoveryLags(t *testing.T) {
+	ctx := context.Background()
+	gk := schema.GroupKind{Group: "infrastructure.cluster.x-k8s.io", Kind: "UpMachine"}
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(gk.WithVersion("v1beta1"), meta.RESTScopeNamespace)
+	var removed []string
+	r := &Reader{RESTMapper: mapper, Cache: removals{removed: &removed, name: "all"}, RetryInterval: time.Minute}
+	r.access.caches = map[string]cache.Cache{"team-a": removals{removed: &removed, name: "team-a"}}
+	watch := func(v string) {
+		gvr := schema.GroupVersionResource{Group: gk.Group, Version: v, Resource: "upmachines"}
+		for _, ns := range []string{"", "team-a"} {
+			if r.watches.watched == nil {
+				r.watches.watched = map[watchKey]schema.GroupVersionResource{}
+			}
+			r.watches.watched[watchKey{gvk: gk.WithVersion(v), namespace: ns}] = gvr
+		}
+	}
+	v1beta1, v1beta2, v1beta3 := crdVersion{"v1beta1", true, false}, crdVersion{"v1beta2", true, true}, crdVersion{"v1beta3", true, true}
+	type result struct {
+		Read    versionRead
+		Wait    time.Duration
+		Removed []string
+		Chosen  string
+	}
+	steps := []struct {
+		name   string
+		crd    *apiextensionsv1.CustomResourceDefinition
+		record bool   // a reconcile (true) or a CRD event (false)
+		at     int    // seconds after t0
+		listed string // added to discovery before the step
+		watch  string // watched (everywhere and in team-a) before the step
+		want   result
+	}{
+		{"first read at v1beta1", upCRD(nil, true, crdVersion{"v1beta1", true, true}), true, 0, "", "v1beta1",
+			result{Read: versionRead{Version: "v1beta1"}, Chosen: "v1beta1"}},
+		{"the CRD event: v1beta2 added, not in discovery", upCRD(nil, true, v1beta1, v1beta2), false, 1, "", "",
+			result{Read: versionRead{Version: "v1beta1", Waiting: "v1beta2"}, Wait: 2 * time.Second, Chosen: "v1beta1"}},
+		{"a reconcile within the backoff's step", upCRD(nil, true, v1beta1, v1beta2), true, 2, "", "",
+			result{Read: versionRead{Version: "v1beta1", Waiting: "v1beta2"}, Wait: time.Second, Chosen: "v1beta1"}},
+		{"the reconcile after the step: discovery lists v1beta2", upCRD(nil, true, v1beta1, v1beta2), true, 3, "v1beta2", "",
+			result{Read: versionRead{Version: "v1beta2"}, Removed: []string{"all v1beta1", "team-a v1beta1"}, Chosen: "v1beta2"}},
+		{"v1beta2 dropped as v1beta3 is added, not in discovery", upCRD(nil, true, crdVersion{"v1beta2", false, false}, v1beta3), false, 10, "", "v1beta2",
+			result{Read: versionRead{Version: "v1beta3", Waiting: "v1beta3"}, Wait: 2 * time.Second, Removed: []string{"all v1beta2", "team-a v1beta2"}, Chosen: "v1beta3"}},
+		{"the CRD deleted", nil, false, 11, "", "",
+			result{Read: versionRead{Why: "its CustomResourceDefinition was deleted"}, Chosen: ""}},
+	}
+	for _, s := range steps {
+		if s.listed != "" {
+			mapper.Add(gk.WithVersion(s.listed), meta.RESTScopeNamespace)
+		}
+		if s.watch != "" {
+			watch(s.watch)
+		}
+		removed = nil
+		read, wait := r.followVersion(ctx, gk, s.crd, s.record, at(s.at))
+		slices.Sort(removed) // the record is a map
+		chosen, _ := r.watches.chosenVersion(gk)
+		if d := cmp.Diff(s.want, result{read, wait, removed, chosen}); d != "" {
+			t.Errorf("%s (-want +got):\n%s", s.name, d)
+		}
+	}
+}
+
+// TestFollowVersionLeavesUnreadKindsAlone: a CRD event about a kind no Machine read neither
+// asks discovery nor records the kind.
+func TestFollowVersionLeavesUnreadKindsAlone(t *testing.T) {
+	gv := schema.GroupVersion{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2"}
+	mapper := &countingMapper{DefaultRESTMapper: meta.NewDefaultRESTMapper([]schema.GroupVersion{gv})}
+	r := &Reader{RESTMapper: mapper}
+	gk := gv.WithKind("UpMachine").GroupKind()
+	got, wait := r.followVersion(context.Background(), gk, upCRD(nil, true, crdVersion{"v1beta2", true, true}), false, t0)
+	if d := cmp.Diff(versionRead{}, got); d != "" || wait != 0 || mapper.calls != 0 || r.watches.definedByCRD(gk) {
+		t.Errorf("followVersion = %+v, %v after %d RESTMapper calls, recorded %v; want nothing", got, wait, mapper.calls, r.watches.definedByCRD(gk))
+	}
+}
