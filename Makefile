@@ -129,8 +129,8 @@ fault-tests:
 clusterapi-tests:
 	cd test/clusterapi && go vet ./... && go test $(GO_TEST_FLAGS) -vet=off -timeout 20m ./...
 
-# The tests of hack/bench (not its benchmarks): the libraries compared reach the same verdicts,
-# a Summarizer gives what NewSummaryCondition gives, benchtable renders the goals.
+# The tests of hack/bench (not its benchmarks): both libraries reach the same verdict on every
+# case, and benchtable computes the medians and renders the table and the goal lines.
 .PHONY: bench-tests
 bench-tests:
 	cd hack/bench && go vet ./... && go test $(GO_TEST_FLAGS) -vet=off ./...
@@ -160,7 +160,7 @@ fuzz: ## Run every fuzz target for FUZZTIME each (a duration, default 1m, or a c
 BENCH_COUNT ?= 10
 
 .PHONY: bench
-bench: ## Benchmark machinestatus against Cluster API side by side (hack/bench, BENCH_COUNT rounds, default 10); refresh docs/benchmarks.md.
+bench: ## Benchmark NewSummaryCondition against Cluster API's, per call (hack/bench, medians of BENCH_COUNT runs, default 10); refresh docs/benchmarks.md.
 	cd hack/bench && go run ./cmd/benchtable -count $(BENCH_COUNT) -doc ../../docs/benchmarks.md
 
 ##@ Mutation testing

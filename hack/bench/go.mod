@@ -3,7 +3,6 @@ module github.com/machinestatus/machinestatus/hack/bench
 go 1.26.0
 
 require (
-	github.com/google/go-cmp v0.7.0
 	github.com/machinestatus/machinestatus v0.0.0-00010101000000-000000000000
 	k8s.io/apimachinery v0.36.3
 	sigs.k8s.io/cluster-api v1.14.2
@@ -25,6 +24,7 @@ require (
 	github.com/go-openapi/swag v0.23.0 // indirect
 	github.com/gobuffalo/flect v1.0.3 // indirect
 	github.com/google/gnostic-models v0.7.0 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/josharian/intern v1.0.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect

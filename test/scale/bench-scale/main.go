@@ -60,7 +60,7 @@ func run() int {
 			return 1
 		}
 		table, goals = res.Table(), res.Goals()
-		key, title = "clusterapi "+key, fmt.Sprintf("Cluster API mode, N = %d", *n)
+		key, title = "clusterapi-"+key, fmt.Sprintf("Cluster API mode, N = %d", *n)
 		cmd += " MACHINE_APIS=cluster.x-k8s.io"
 	default:
 		fmt.Fprintf(os.Stderr, "bench-scale: unknown -machine-apis %q: machinestatus.io or cluster.x-k8s.io\n", *apis)
@@ -89,7 +89,8 @@ func run() int {
 	return 0
 }
 
-// record replaces (or appends) the section key ("N=1000") of docs/benchmarks.md, titled title.
+// record replaces (or appends) the generated block scale-<key> of docs/benchmarks.md (key
+// "N=1000" or "clusterapi-N=1000"), titled title.
 func record(key, title, cmd, table string, took time.Duration) error {
 	root, err := repo.Root()
 	if err != nil {
@@ -100,7 +101,7 @@ func record(key, title, cmd, table string, took time.Duration) error {
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	begin, end := fmt.Sprintf("<!-- scale %s begin -->", key), fmt.Sprintf("<!-- scale %s end -->", key)
+	begin, end := fmt.Sprintf("<!-- scale-%s begin -->", key), fmt.Sprintf("<!-- scale-%s end -->", key)
 	section := fmt.Sprintf("%s\n### %s\n\n`%s` on %s (%d cores, %s), %s; the whole run took %s.\n\n%s%s",
 		begin, title, cmd, host.CPUModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"),
 		took.Round(time.Second), table, end)
