@@ -154,19 +154,33 @@ var clusterAPICatalogTypes = []string{
 func clusterAPIConditions(m *clusterv1.Machine) []metav1.Condition {
 	get := func(t string) *metav1.Condition { return meta.FindStatusCondition(m.Status.Conditions, t) }
 	isSet := func(flag *bool) bool { return flag != nil && *flag }
-	// Cluster API sets bootstrapDataSecretCreated only for a configRef; a dataSecretName given
-	// without one is the bootstrap data itself, ready from the start.
-	bootstrapCreated := isSet(m.Status.Initialization.BootstrapDataSecretCreated) ||
-		(!m.Spec.Bootstrap.ConfigRef.IsDefined() && m.Spec.Bootstrap.DataSecretName != nil)
+	// A flag counts with the field Cluster API sets with it: the data secret's name (a
+	// dataSecretName given without a configRef is the data itself, ready from the start), the
+	// providerID.
+	hasDataSecret := m.Spec.Bootstrap.DataSecretName != nil && *m.Spec.Bootstrap.DataSecretName != ""
+	bootstrapCreated := hasDataSecret && (isSet(m.Status.Initialization.BootstrapDataSecretCreated) || !m.Spec.Bootstrap.ConfigRef.IsDefined())
+	infraProvisioned := isSet(m.Status.Initialization.InfrastructureProvisioned) && m.Spec.ProviderID != ""
 
 	bootstrap, hasBootstrap := initialized(get(clusterv1.MachineBootstrapConfigReadyCondition),
 		v1alpha1.MachineBootstrapConfigReadyCondition, bootstrapCreated,
 		v1alpha1.MachineBootstrapDataSecretCreatedReason, v1alpha1.MachineBootstrapConfigNotReadyReason)
+	if c := get(clusterv1.MachineBootstrapConfigReadyCondition); c != nil &&
+		(c.Reason == clusterv1.MachineBootstrapConfigDoesNotExistReason || c.Reason == clusterv1.MachineBootstrapConfigDeletedReason) {
+		// Cluster API says the bootstrap config is gone, whatever the flag.
+		bootstrap = metav1.Condition{Type: v1alpha1.MachineBootstrapConfigReadyCondition, Status: metav1.ConditionUnknown,
+			Reason: v1alpha1.MachineBootstrapConfigDoesNotExistReason, Message: c.Message, LastTransitionTime: c.LastTransitionTime}
+	}
 	infra, hasInfra := initialized(get(clusterv1.MachineInfrastructureReadyCondition),
-		v1alpha1.MachineInfrastructureReadyCondition, isSet(m.Status.Initialization.InfrastructureProvisioned),
+		v1alpha1.MachineInfrastructureReadyCondition, infraProvisioned,
 		v1alpha1.MachineInfrastructureProvisionedReason, v1alpha1.MachineInfrastructureNotProvisionedReason)
-	if hasInfra && infra.Status == metav1.ConditionFalse &&
-		(!bootstrapCreated || infra.Reason == clusterv1.MachineInfrastructureDoesNotExistReason) {
+	switch c := get(clusterv1.MachineInfrastructureReadyCondition); {
+	case c != nil && c.Reason == clusterv1.MachineInfrastructureDeletedReason:
+		// Deleted after it was provisioned, whatever the flag: a failure unless the Machine is
+		// being deleted.
+		infra = metav1.Condition{Type: v1alpha1.MachineInfrastructureReadyCondition, Status: metav1.ConditionFalse,
+			Reason: v1alpha1.MachineInfrastructureDeletedReason, Message: c.Message, LastTransitionTime: c.LastTransitionTime}
+	case hasInfra && infra.Status == metav1.ConditionFalse &&
+		(!bootstrapCreated || infra.Reason == clusterv1.MachineInfrastructureDoesNotExistReason):
 		infra.Status = metav1.ConditionUnknown
 	}
 	var nodeReady metav1.Condition

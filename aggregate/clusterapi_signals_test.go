@@ -60,7 +60,7 @@ func TestClusterAPIFlagsReadWithConditions(t *testing.T) {
 			result{"False/InfrastructureNotProvisioned", "True", "False", v1alpha1.MachinePhaseProvisioning, "Create/Processing"}},
 		{"bootstrap flag without spec.bootstrap.dataSecretName: not ready",
 			capiMachine(append(running[:1:1], infraCond(F, clusterv1.MachineInfrastructureNotReadyReason, "")),
-				bootstrapDataSecretCreated), nil,
+				bootstrapDataSecretCreated, func(m *clusterv1.Machine) { m.Spec.Bootstrap.DataSecretName = nil }), nil,
 			result{"Unknown/" + clusterv1.MachineInfrastructureNotReadyReason, "False/BootstrapConfigNotReady", "False", v1alpha1.MachinePhasePending, "Create/Processing"}},
 		{"bootstrap config gone after its data was created: the view says so",
 			capiMachine(append([]metav1.Condition{capiCond(clusterv1.MachineBootstrapConfigReadyCondition, F, clusterv1.MachineBootstrapConfigDoesNotExistReason, "GenericBootstrapConfig does not exist", 20)},

@@ -69,7 +69,11 @@ func capiMachine(conds []metav1.Condition, edits ...func(*clusterv1.Machine)) *c
 
 // Edits of a Cluster API Machine.
 var (
-	bootstrapDataSecretCreated = func(m *clusterv1.Machine) { m.Status.Initialization.BootstrapDataSecretCreated = ptr.To(true) }
+	// Cluster API sets the flag with spec.bootstrap.dataSecretName, read from the bootstrap config.
+	bootstrapDataSecretCreated = func(m *clusterv1.Machine) {
+		m.Status.Initialization.BootstrapDataSecretCreated = ptr.To(true)
+		m.Spec.Bootstrap.DataSecretName = ptr.To("secret-data")
+	}
 	infrastructureProvisioned  = func(m *clusterv1.Machine) { m.Status.Initialization.InfrastructureProvisioned = ptr.To(true) }
 	withProviderID             = func(m *clusterv1.Machine) { m.Spec.ProviderID = "test://abc123" }
 	withNodeRef                = func(m *clusterv1.Machine) {
@@ -207,6 +211,7 @@ const (
 	whyFailedOnHealthCheck        = "Failed on a failed health check"
 	whyProvisioningWithDataSecret = "Provisioning with a given data secret"
 	whyDeletingOnRequest          = "Deleting from the request"
+	whyFailedInfrastructureGone   = "Failed when the infrastructure is deleted"
 )
 
 type clusterAPIPhaseCase struct {
@@ -444,7 +449,8 @@ func clusterAPIPhaseCases() []clusterAPIPhaseCase {
 			machine:   capiMachine(replace(running, capiInfraDeletedWhileRunning), runningEdits...),
 			previous:  createdOp(),
 			capiPhase: clusterv1.MachinePhaseRunning,
-			wantPhase: v1alpha1.MachinePhaseRunning, wantType: v1alpha1.MachineOperationCreate, wantState: v1alpha1.MachineOperationStateSuccessful,
+			wantPhase: v1alpha1.MachinePhaseFailed, wantType: v1alpha1.MachineOperationHealthCheck, wantState: v1alpha1.MachineOperationStateFailed,
+			disagreement: whyFailedInfrastructureGone,
 		},
 		{
 			name: "Updating=True on a Running Machine: Updating", source: fromRules,

@@ -95,7 +95,7 @@ func TestBadInfrastructureStatus(t *testing.T) {
 
 			// The provider fixes its object: the Machine moves on, nothing restarted.
 			u := env.GetInfra(t, ns, name)
-			spec := map[string]any{}
+			spec := map[string]any{"providerID": "fake://" + ns + "/" + name}
 			u.Object["spec"] = spec
 			if err := k8s.Update(context.Background(), u); err != nil {
 				t.Fatal(err)
@@ -172,8 +172,8 @@ func TestMissingReferencedObjects(t *testing.T) {
 		}
 		return ""
 	})
-	env.SetStatus(t, harness.InfraGVK, ns, "later-boot", map[string]any{"initialization": map[string]any{"dataSecretCreated": true}})
-	env.CreateInfra(t, ns, "later", map[string]any{}, map[string]any{"initialization": map[string]any{"provisioned": true}})
+	env.SetStatus(t, harness.InfraGVK, ns, "later-boot", map[string]any{"initialization": map[string]any{"dataSecretCreated": true}, "dataSecretName": "later-data"})
+	env.CreateInfra(t, ns, "later", map[string]any{"providerID": "fake://" + ns + "/later"}, map[string]any{"initialization": map[string]any{"provisioned": true}})
 	m = env.WaitPhase(t, ns, "later", v1alpha1.MachinePhaseProvisioned)
 	if r := conditions.GetReason(m, v1alpha1.MachineBootstrapConfigReadyCondition); r != v1alpha1.MachineBootstrapDataSecretCreatedReason {
 		t.Fatalf("BootstrapConfigReady reason %q: %s", r, harness.Describe(m))
@@ -226,7 +226,7 @@ func TestKindInstalledLater(t *testing.T) {
 		t.Cleanup(func() { _ = crds.Delete(context.Background(), crd) })
 	}
 	createLater(t, infra, ns, "late", map[string]any{"initialization": map[string]any{"provisioned": true}})
-	createLater(t, boot, ns, "late", map[string]any{"initialization": map[string]any{"dataSecretCreated": true}})
+	createLater(t, boot, ns, "late", map[string]any{"initialization": map[string]any{"dataSecretCreated": true}, "dataSecretName": "late-data"})
 
 	var got *v1alpha1.Machine
 	// The CRD watch notices each kind at once, possibly before its object exists: wait for both.
@@ -307,7 +307,8 @@ func preservingCRD(gvk schema.GroupVersionKind) *apiextensionsv1.CustomResourceD
 // server serves it, and sets its status.
 func createLater(t *testing.T, gvk schema.GroupVersionKind, ns, name string, status map[string]any) {
 	t.Helper()
-	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}
+	// A providerID, as every provisioned infrastructure object reports one (harmless elsewhere).
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"providerID": "fake://" + ns + "/" + name}}}
 	u.SetGroupVersionKind(gvk)
 	u.SetNamespace(ns)
 	u.SetName(name)

@@ -45,7 +45,7 @@ func TestForbiddenKind(t *testing.T) {
 		t.Cleanup(func() { _ = admin.Delete(context.Background(), crd) })
 	}
 	createLater(t, infra, ns, "fm", map[string]any{"initialization": map[string]any{"provisioned": true}})
-	createLater(t, boot, ns, "fm", map[string]any{"initialization": map[string]any{"dataSecretCreated": true}})
+	createLater(t, boot, ns, "fm", map[string]any{"initialization": map[string]any{"dataSecretCreated": true}, "dataSecretName": "fm-data"})
 
 	isReview := func(method, path string) bool {
 		return method == "POST" && strings.HasSuffix(path, "/selfsubjectaccessreviews")

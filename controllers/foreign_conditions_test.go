@@ -28,7 +28,7 @@ func TestForeignBrokenConditions(t *testing.T) {
 	ns := env.Namespace(t)
 	env.Create(t, harness.NewMachine(ns, "f1"))
 	const since = "2026-05-01T12:00:00Z"
-	env.CreateInfra(t, ns, "f1", map[string]any{}, map[string]any{
+	env.CreateInfra(t, ns, "f1", map[string]any{"providerID": "fake://" + ns + "/f1"}, map[string]any{
 		"initialization": map[string]any{"provisioned": false},
 		"conditions": []any{
 			map[string]any{"type": "Instance Ready", "status": "True", "reason": "Running", "lastTransitionTime": since},

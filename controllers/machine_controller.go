@@ -197,26 +197,24 @@ func (r *MachineReconciler) observe(ctx context.Context, m *v1alpha1.Machine, no
 		}
 		in.Bootstrap = &bs
 	}
-	in.Node, err = r.findNode(ctx, m, in.Infra)
+	in.Node, in.SharedWith, err = r.findNode(ctx, m, in.Infra)
 	return in, err
 }
 
-// findNode returns the Machine's Node (machineNode: the Node with the Machine's providerID,
-// found by field index), or nil when there is none.
-func (r *MachineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, infra status.Ref) (*corev1.Node, error) {
+// findNode returns the Machine's Node among the Nodes with its providerID (found by field
+// index; status.MachineNode chooses) and the other Nodes with that providerID; nil when there is
+// none.
+func (r *MachineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, infra status.Ref) (*corev1.Node, []string, error) {
 	id := status.ProviderID(m, infra)
 	if id == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	nodes := &corev1.NodeList{}
 	if err := r.Client.List(ctx, nodes, client.MatchingFields{nodeProviderIDIndex: id}); err != nil {
-		return nil, fmt.Errorf("cannot list Nodes with providerID %s: %w", id, err)
+		return nil, nil, fmt.Errorf("cannot list Nodes with providerID %s: %w", id, err)
 	}
-	node, n := status.MachineNode(id, m.Status.NodeRef, nodes.Items)
-	if node == nil && n > 1 {
-		log.FromContext(ctx).Info("several Nodes share a providerID; waiting for one", "providerID", id, "count", n)
-	}
-	return node, nil
+	node, shared := status.MachineNode(id, m.Status.NodeRef, nodes.Items)
+	return node, shared, nil
 }
 
 // referrers returns the Machines in namespace ("" all) that reference an object of kind gk named

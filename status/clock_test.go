@@ -100,11 +100,11 @@ func TestHealthCheckTimers(t *testing.T) {
 			{now: 299, node: notReady(at(3600)), verdict: "True", next: at(300), since: at(0)},
 			{now: 300, node: notReady(at(3600)), verdict: "False/UnhealthyNode", since: at(0)},
 		}},
-		{"the condition flapped between two reconciles: its timeout counts again", []step{
+		{"a new lastTransitionTime without a change seen (an agent rewrote it, or a flap faster than a reconcile): the timer goes on", []step{
 			{now: 0, node: notReady(at(-40)), verdict: "True", next: at(300), since: at(0)},
-			{now: 200, node: notReady(at(150)), verdict: "True", next: at(500), since: at(200)},
-			{now: 499, node: notReady(at(150)), verdict: "True", next: at(500), since: at(200)},
-			{now: 500, node: notReady(at(150)), verdict: "False/UnhealthyNode", since: at(200)},
+			{now: 200, node: notReady(at(150)), verdict: "True", next: at(300), since: at(0)},
+			{now: 299, node: notReady(at(150)), verdict: "True", next: at(300), since: at(0)},
+			{now: 300, node: notReady(at(150)), verdict: "False/UnhealthyNode", since: at(0)},
 		}},
 		{"Ready again, then NotReady again", []step{
 			{now: 0, node: notReady(at(0)), verdict: "True", next: at(300), since: at(0)},

@@ -33,7 +33,7 @@ func Compute(m *v1alpha1.Machine, in Inputs) (time.Time, error) {
 	setBootstrapConfigReadyCondition(w, m.Spec.Bootstrap, in.Bootstrap)
 	// NodeReady and the health check read the previous nodeRef to tell "deleted" from "never
 	// registered", so nodeRef is updated after them.
-	setNodeReadyCondition(w, in.Node)
+	setNodeReadyCondition(w, in.Node, in.SharedWith)
 	setNodeHealthyCondition(w, in.Node)
 	next := setHealthCheckSucceededCondition(w, in.Node, in.Now)
 	setUpdatingCondition(w, in.Node)

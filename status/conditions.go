@@ -73,8 +73,10 @@ type Inputs struct {
 	Infra Ref
 	// Bootstrap is the bootstrap config object, nil when the Machine has no configRef.
 	Bootstrap *Ref
-	// Node is the Machine's Node, nil when none was found.
+	// Node is the Machine's Node (MachineNode's choice), nil when none was found.
 	Node *corev1.Node
+	// SharedWith names the other Nodes that carry the Machine's providerID (MachineNode).
+	SharedWith []string
 }
 
 // conditionWriter sets conditions on one Machine at one instant and keeps the first error.
@@ -91,21 +93,35 @@ func (w *conditionWriter) set(t string, s metav1.ConditionStatus, reason, msg st
 	}
 }
 
-// setInfrastructureReadyCondition follows the Cluster API infrastructure contract.
+// setInfrastructureReadyCondition follows the Cluster API infrastructure contract. An object
+// missing after InfrastructureReady was True (wasProvisioned) was deleted: a terminal failure
+// (phase Failed) unless the Machine is being deleted, where it is the deletion's progress.
 func setInfrastructureReadyCondition(w *conditionWriter, infra Ref) {
 	const t = v1alpha1.MachineInfrastructureReadyCondition
 	switch {
 	case infra.Unreadable != "":
 		w.set(t, metav1.ConditionUnknown, infraProblemReasons[infra.Problem], bound(infra.Unreadable))
+	case !infra.Exists && wasProvisioned(w.m):
+		w.set(t, metav1.ConditionFalse, v1alpha1.MachineInfrastructureDeletedReason, infra.String()+" was deleted after it was provisioned")
 	case !infra.Exists:
 		w.set(t, metav1.ConditionUnknown, v1alpha1.MachineInfrastructureDoesNotExistReason, infra.String()+" does not exist")
 	case infra.Contract.FailureReason != "" || infra.Contract.FailureMessage != "":
 		w.set(t, metav1.ConditionFalse, v1alpha1.MachineInfrastructureFailedReason, failureMessage(infra))
+	case infra.Contract.Ready && ProviderID(w.m, infra) == "":
+		// Cluster API records the infrastructure provisioned only with its providerID.
+		w.set(t, metav1.ConditionFalse, v1alpha1.MachineInfrastructureNotProvisionedReason, infra.String()+" reports provisioned but has no spec.providerID yet")
 	case infra.Contract.Ready:
 		w.set(t, metav1.ConditionTrue, v1alpha1.MachineInfrastructureProvisionedReason, "")
 	default:
 		w.set(t, metav1.ConditionFalse, v1alpha1.MachineInfrastructureNotProvisionedReason, notReadyMessage(infra, "is not provisioned yet"))
 	}
+}
+
+// wasProvisioned reports whether m's stored InfrastructureReady says the infrastructure was
+// provisioned: True, or already InfrastructureDeleted.
+func wasProvisioned(m *v1alpha1.Machine) bool {
+	c := conditions.Get(m, v1alpha1.MachineInfrastructureReadyCondition)
+	return c != nil && (c.Status == metav1.ConditionTrue || c.Reason == v1alpha1.MachineInfrastructureDeletedReason)
 }
 
 // setBootstrapConfigReadyCondition follows the Cluster API bootstrap contract; without a
@@ -134,7 +150,7 @@ func setBootstrapConfigReadyCondition(w *conditionWriter, spec *v1alpha1.Bootstr
 
 // setNodeReadyCondition mirrors the Node's Ready condition; without a Node it says whether the
 // Node never registered or was deleted (status.nodeRef is kept after deletion).
-func setNodeReadyCondition(w *conditionWriter, node *corev1.Node) {
+func setNodeReadyCondition(w *conditionWriter, node *corev1.Node, shared []string) {
 	const t = v1alpha1.MachineNodeReadyCondition
 	if node == nil {
 		if w.m.Status.NodeRef != nil {
@@ -145,16 +161,23 @@ func setNodeReadyCondition(w *conditionWriter, node *corev1.Node) {
 		return
 	}
 	ready := nodeCondition(node, corev1.NodeReady)
+	var status metav1.ConditionStatus
+	var reason, msg string
 	switch {
 	case ready == nil:
-		w.set(t, metav1.ConditionUnknown, v1alpha1.MachineNodeReadyUnknownReason, "Node "+node.Name+" has not reported Ready yet")
+		status, reason, msg = metav1.ConditionUnknown, v1alpha1.MachineNodeReadyUnknownReason, "Node "+node.Name+" has not reported Ready yet"
 	case ready.Status == corev1.ConditionTrue:
-		w.set(t, metav1.ConditionTrue, v1alpha1.MachineNodeReadyReason, bound(ready.Message))
+		status, reason, msg = metav1.ConditionTrue, v1alpha1.MachineNodeReadyReason, bound(ready.Message)
 	case ready.Status == corev1.ConditionFalse:
-		w.set(t, metav1.ConditionFalse, v1alpha1.MachineNodeNotReadyReason, nodeMessage(node, ready))
+		status, reason, msg = metav1.ConditionFalse, v1alpha1.MachineNodeNotReadyReason, nodeMessage(node, ready)
 	default:
-		w.set(t, metav1.ConditionUnknown, v1alpha1.MachineNodeReadyUnknownReason, nodeMessage(node, ready))
+		status, reason, msg = metav1.ConditionUnknown, v1alpha1.MachineNodeReadyUnknownReason, nodeMessage(node, ready)
 	}
+	if len(shared) > 0 {
+		note := fmt.Sprintf("Node %s is the Machine's of the %d Nodes with its providerID; the others: %s", node.Name, len(shared)+1, strings.Join(shared, ", "))
+		msg = strings.TrimPrefix(msg+"; "+note, "; ")
+	}
+	w.set(t, status, reason, msg)
 }
 
 // pressureConditions are the Node conditions behind NodeHealthy; True is bad for each.

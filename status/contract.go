@@ -70,9 +70,10 @@ const maxProviderIDLength = 512
 // ReadContract reads obj per the contract; readyField is "provisioned" for infrastructure and
 // "dataSecretCreated" for bootstrap objects. Missing and null fields read as their zero value. A
 // field of the wrong JSON type (or an object on the way to it that is not an object), a
-// spec.providerID longer than 512 characters, or conditions that conditions.FromUnstructured
-// cannot read at all are an error naming the field, e.g. "status.ready: must be a boolean, not a
-// string"; values are never quoted.
+// spec.providerID longer than 512 characters, a bootstrap object ready without
+// status.dataSecretName, or conditions that conditions.FromUnstructured cannot read at all are
+// an error naming the field, e.g. "status.ready: must be a boolean, not a string"; values are
+// never quoted.
 func ReadContract(obj *unstructured.Unstructured, readyField string) (Contract, error) {
 	var c Contract
 	data, err := json.Marshal(obj.Object)
@@ -87,16 +88,23 @@ func ReadContract(obj *unstructured.Unstructured, readyField string) (Contract, 
 		}
 		return c, err
 	}
+	readyPath := "status.ready"
 	c.Ready = f.Status.Ready
 	if raw, ok := f.Status.Initialization[readyField]; ok && string(raw) != "null" {
+		readyPath = "status.initialization." + readyField
 		if err := json.Unmarshal(raw, &c.Ready); err != nil {
-			return c, fmt.Errorf("status.initialization.%s: must be a boolean, not %s", readyField, jsonKind(jsonValueKind(raw)))
+			return c, fmt.Errorf("%s: must be a boolean, not %s", readyPath, jsonKind(jsonValueKind(raw)))
 		}
 	}
 	c.ProviderID, c.DataSecretName = f.Spec.ProviderID, f.Status.DataSecretName
 	c.FailureReason, c.FailureMessage = f.Status.FailureReason, f.Status.FailureMessage
 	if c.FailureReason == "" && c.FailureMessage == "" {
 		c.FailureReason, c.FailureMessage = f.Status.Deprecated.V1Beta1.FailureReason, f.Status.Deprecated.V1Beta1.FailureMessage
+	}
+	if readyField == "dataSecretCreated" && c.Ready && c.DataSecretName == "" {
+		// The bootstrap contract names the data with the flag; Cluster API refuses a ready
+		// object without it ("got empty status.dataSecretName field").
+		return c, fmt.Errorf("status.dataSecretName: must be set when %s is true", readyPath)
 	}
 	if n := utf8.RuneCountInString(c.ProviderID); n > maxProviderIDLength {
 		return c, fmt.Errorf("spec.providerID: must be at most %d characters, not %d", maxProviderIDLength, n)

@@ -51,7 +51,7 @@ func TestContractFlagsReadTogether(t *testing.T) {
 			infra: infraOK, boot: obj("KubeadmConfig", map[string]any{"status": map[string]any{"initialization": map[string]any{"dataSecretCreated": false}}}),
 			want: map[string]string{"BootstrapConfigReady": "False/BootstrapConfigNotReady"}},
 		{name: "v1beta2 infrastructure: provisioned without providerID",
-			infra: obj("DockerMachine", map[string]any{"status": map[string]any{"initialization": map[string]any{"provisioned": true}}}),
+			infra:        obj("DockerMachine", map[string]any{"status": map[string]any{"initialization": map[string]any{"provisioned": true}}}),
 			want:         map[string]string{"InfrastructureReady": "False/InfrastructureNotProvisioned"},
 			wantMessages: map[string]string{"InfrastructureReady": "no spec.providerID"}},
 		{name: "v1beta1 infrastructure: ready without providerID",

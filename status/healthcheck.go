@@ -117,10 +117,12 @@ func setHealthCheckSucceededCondition(w *conditionWriter, node *corev1.Node, now
 
 // observeUnhealthy returns the Node conditions of node that match an entry of unhealthy, in
 // the entries' order, each with the time the controller first saw it so: taken from prev
-// (status.healthCheck) when prev holds the same type and status with the same Node
-// lastTransitionTime, else now (seconds, as stored). A condition that left the status and came
-// back between two reconciles carries another lastTransitionTime, so its timer starts again.
-// The result depends only on its inputs: an unchanged Node gives the same list.
+// (status.healthCheck) when prev holds the same type and status, else now (seconds, as stored).
+// The timer so counts from what the controller observed: only a status change it sees (the
+// condition in another status, missing, or no Node) starts it again. A new lastTransitionTime
+// alone does not, since some node agents rewrite it on every sync; a flap faster than a
+// reconcile is not seen. The result depends only on its inputs: an unchanged Node gives the
+// same list.
 func observeUnhealthy(prev []v1alpha1.ObservedNodeCondition, node *corev1.Node, unhealthy []v1alpha1.UnhealthyNodeCondition, now time.Time) []v1alpha1.ObservedNodeCondition {
 	var seen []v1alpha1.ObservedNodeCondition
 	for _, u := range unhealthy {
@@ -132,7 +134,7 @@ func observeUnhealthy(prev []v1alpha1.ObservedNodeCondition, node *corev1.Node, 
 		if !c.LastTransitionTime.IsZero() {
 			nodeTime = c.LastTransitionTime.DeepCopy()
 		}
-		if p := observed(prev, u.Type); p != nil && p.Status == c.Status && sameTime(p.NodeLastTransitionTime, nodeTime) {
+		if p := observed(prev, u.Type); p != nil && p.Status == c.Status {
 			seen = append(seen, *p.DeepCopy())
 			continue
 		}
@@ -152,14 +154,6 @@ func observed(list []v1alpha1.ObservedNodeCondition, t corev1.NodeConditionType)
 		}
 	}
 	return nil
-}
-
-// sameTime reports whether a and b are both unset or the same instant.
-func sameTime(a, b *metav1.Time) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return a.Equal(b)
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -1,6 +1,10 @@
 package status
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -28,30 +32,60 @@ func ProviderID(m *v1alpha1.Machine, infra Ref) string {
 }
 
 // MachineNode returns the Machine's Node among nodes (any Nodes; only those whose
-// spec.providerID equals providerID can be it), or nil when there is none:
-//   - no providerID known: nil, as no Node can be told to be this Machine's;
-//   - one Node with the providerID: that Node, whatever its name;
-//   - several (an old Node object not yet deleted beside the re-registered one): the one named
-//     by recorded (status.nodeRef), else nil until only one is left.
+// spec.providerID equals providerID can be it), or nil when there is none (or no providerID is
+// known yet). When several carry the providerID (an old Node object not deleted beside the one
+// the host registered again), the evidence decides, first match wins:
+//   - a Node not being deleted before one that is;
+//   - a Ready Node (the live kubelet) before one that is not, whatever status.nodeRef says;
+//   - the Node recorded names (status.nodeRef);
+//   - the newest (creationTimestamp), then by name.
 //
-// It also returns how many Nodes carry the providerID.
-func MachineNode(providerID string, recorded *v1alpha1.MachineNodeReference, nodes []corev1.Node) (*corev1.Node, int) {
+// It also returns the other Nodes that carry the providerID, each as "name (Ready=status)".
+func MachineNode(providerID string, recorded *v1alpha1.MachineNodeReference, nodes []corev1.Node) (*corev1.Node, []string) {
 	if providerID == "" {
-		return nil, 0
+		return nil, nil
 	}
-	var found *corev1.Node
-	n := 0
+	var candidates []*corev1.Node
 	for i := range nodes {
-		if nodes[i].Spec.ProviderID != providerID {
-			continue
-		}
-		n++
-		if found == nil || (recorded != nil && nodes[i].Name == recorded.Name) {
-			found = &nodes[i]
+		if nodes[i].Spec.ProviderID == providerID {
+			candidates = append(candidates, &nodes[i])
 		}
 	}
-	if n > 1 && (recorded == nil || found.Name != recorded.Name) {
-		return nil, n
+	if len(candidates) == 0 {
+		return nil, nil
 	}
-	return found, n
+	first := func(b bool) int {
+		if b {
+			return -1
+		}
+		return 1
+	}
+	isRecorded := func(n *corev1.Node) bool { return recorded != nil && n.Name == recorded.Name }
+	isReady := func(n *corev1.Node) bool { return nodeReady(n) == corev1.ConditionTrue }
+	slices.SortStableFunc(candidates, func(a, b *corev1.Node) int {
+		switch {
+		case (a.DeletionTimestamp == nil) != (b.DeletionTimestamp == nil):
+			return first(a.DeletionTimestamp == nil)
+		case isReady(a) != isReady(b):
+			return first(isReady(a))
+		case isRecorded(a) != isRecorded(b):
+			return first(isRecorded(a))
+		case !a.CreationTimestamp.Equal(&b.CreationTimestamp):
+			return first(a.CreationTimestamp.After(b.CreationTimestamp.Time))
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	var others []string
+	for _, n := range candidates[1:] {
+		others = append(others, fmt.Sprintf("%s (Ready=%s)", n.Name, nodeReady(n)))
+	}
+	return candidates[0], others
+}
+
+// nodeReady is the status of n's Ready condition, Unknown when it has none.
+func nodeReady(n *corev1.Node) corev1.ConditionStatus {
+	if c := nodeCondition(n, corev1.NodeReady); c != nil {
+		return c.Status
+	}
+	return corev1.ConditionUnknown
 }

@@ -63,7 +63,7 @@ var catalog = [...]ConditionInfo{
 
 // terminalReasons are the reasons that, on any condition, mean a terminal failure: the phase is
 // Failed while one of them is present.
-var terminalReasons = [...]string{MachineBootstrapFailedReason, MachineInfrastructureFailedReason, MachineUpdateFailedReason}
+var terminalReasons = [...]string{MachineBootstrapFailedReason, MachineInfrastructureDeletedReason, MachineInfrastructureFailedReason, MachineUpdateFailedReason}
 
 // Catalog returns the condition catalog, one row per type, in catalog order (Ready first, then
 // alphabetical).

@@ -57,8 +57,13 @@ const (
 	// MachineInfrastructureFailedReason: the infrastructure object reports a terminal failure
 	// (status.failureReason or status.failureMessage).
 	MachineInfrastructureFailedReason = "InfrastructureFailed"
-	// MachineInfrastructureDoesNotExistReason: the referenced infrastructure object is not found.
+	// MachineInfrastructureDoesNotExistReason: the referenced infrastructure object is not found
+	// and was never seen provisioned: it moves on when it is created.
 	MachineInfrastructureDoesNotExistReason = "InfrastructureDoesNotExist"
+	// MachineInfrastructureDeletedReason: the infrastructure object was deleted after it was
+	// provisioned (InfrastructureReady was True): a terminal failure while the Machine is not
+	// being deleted, as Cluster API treats it.
+	MachineInfrastructureDeletedReason = "InfrastructureDeleted"
 	// MachineInfrastructureKindNotServedReason: the API server serves no such kind (e.g. the
 	// infrastructure provider's CRD is not installed); the controller checks again periodically.
 	MachineInfrastructureKindNotServedReason = "InfrastructureKindNotServed"

@@ -259,9 +259,10 @@ type MachineNodeReference struct {
 type MachineHealthCheckStatus struct {
 	// unhealthyNodeConditions are the Node conditions that now match an entry of
 	// spec.healthCheck.unhealthyNodeConditions (or the defaults), each with the time the
-	// controller first saw it so. Timeouts count from that time, on the controller's clock: the
-	// Node condition's own lastTransitionTime was written by another clock (the kubelet's, or
-	// the node lifecycle controller's) and is only compared for equality.
+	// controller first saw it so. Timeouts count from that time, on the controller's clock, while
+	// the controller sees the condition stay in that status: the Node condition's own
+	// lastTransitionTime was written by another clock (the kubelet's, the node lifecycle
+	// controller's, an agent's that rewrites it) and is not read.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -284,8 +285,9 @@ type ObservedNodeCondition struct {
 	Status corev1.ConditionStatus `json:"status"`
 
 	// nodeLastTransitionTime is the Node condition's lastTransitionTime when the controller
-	// first saw it in this status, on the Node's clock. Another value later means that the
-	// condition left this status and came back in between: its timeout counts again.
+	// first saw it in this status, on the Node's clock: information only, since some node
+	// agents rewrite it on every sync without a change. Only a status change the controller
+	// sees starts the timeout again.
 	// +optional
 	NodeLastTransitionTime *metav1.Time `json:"nodeLastTransitionTime,omitempty"`
 

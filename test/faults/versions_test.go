@@ -184,7 +184,7 @@ func up(t *testing.T, v, ns, name string, status map[string]any) {
 // createUp creates object name of kind k at version v with status (no status subresource).
 func createUp(t *testing.T, k upKind, v, ns, name string, status map[string]any) {
 	t.Helper()
-	u := &unstructured.Unstructured{Object: map[string]any{"status": status, "spec": map[string]any{}}}
+	u := &unstructured.Unstructured{Object: map[string]any{"status": status, "spec": map[string]any{"providerID": "fake://" + ns + "/" + name}}}
 	u.SetGroupVersionKind(schema.GroupVersionKind{Group: k.group, Version: v, Kind: k.kind})
 	u.SetNamespace(ns)
 	u.SetName(name)
