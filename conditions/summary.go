@@ -59,25 +59,35 @@ func (e *SummaryConfigError) Error() string {
 // scope, an invalid condition type) returns a *SummaryConfigError.
 func NewSummaryCondition(from Getter, target string, opts ...SummaryOption) (*metav1.Condition, error) {
 	o := (&SummaryOptions{}).ApplyOptions(opts)
-	if err := checkSummary(target, o.ConditionTypes); err != nil {
-		return nil, err
+	scope := o.ConditionTypes
+	if len(scope) == 0 || slices.Contains(scope, target) || ValidateType(target) != nil {
+		return nil, checkSummary(target, scope)
 	}
 	list := GetAll(from)
-	scope := slices.SortedFunc(slices.Values(o.ConditionTypes), Compare)
-	var issues, unknowns []string
+	var issues, unknowns []summaryEntry
 	var t tally
-	for _, ct := range slices.Compact(scope) {
+	for i, ct := range scope {
+		if slices.Contains(scope[:i], ct) {
+			continue // a repeated type counts once
+		}
 		c := meta.FindStatusCondition(list, ct)
-		if c == nil && slices.Contains(o.IgnoreTypesIfMissing, ct) {
-			continue
+		if c == nil {
+			// A type the object holds was validated when it was stored; one it lacks may be a
+			// misconfiguration.
+			if ValidateType(ct) != nil {
+				return nil, checkSummary(target, scope)
+			}
+			if slices.Contains(o.IgnoreTypesIfMissing, ct) {
+				continue
+			}
 		}
 		s := standingOf(c, slices.Contains(o.NegativePolarityConditionTypes, ct))
 		t.add(s)
 		switch s {
 		case issue:
-			issues = append(issues, summaryItem(ct, c))
+			issues = append(issues, summaryEntry{ct, c})
 		case unknown, notReported:
-			unknowns = append(unknowns, summaryItem(ct, c))
+			unknowns = append(unknowns, summaryEntry{ct, c})
 		}
 	}
 	out := &metav1.Condition{Type: target}
@@ -87,13 +97,32 @@ func NewSummaryCondition(from Getter, target string, opts ...SummaryOption) (*me
 	case NoConditionsReportedReason:
 		out.Message = "none of the conditions in scope is reported"
 	default:
-		items := append(issues, unknowns...)
-		if len(items) > maxSummaryItems {
-			items = append(items[:maxSummaryItems], fmt.Sprintf("and %d more", len(items)-maxSummaryItems))
-		}
-		out.Message = strings.Join(items, "; ")
+		out.Message = summaryMessage(issues, unknowns)
 	}
 	return out, nil
+}
+
+// summaryEntry is a condition of type t (nil: missing) that a summary message lists.
+type summaryEntry struct {
+	t string
+	c *metav1.Condition
+}
+
+// summaryMessage lists the issues, then the unknowns, each group in catalog order, at most
+// maxSummaryItems items and then "and N more", separated by "; ".
+func summaryMessage(issues, unknowns []summaryEntry) string {
+	byType := func(a, b summaryEntry) int { return Compare(a.t, b.t) }
+	slices.SortFunc(issues, byType)
+	slices.SortFunc(unknowns, byType)
+	entries := append(issues, unknowns...)
+	var items []string
+	for _, e := range entries[:min(len(entries), maxSummaryItems)] {
+		items = append(items, summaryItem(e.t, e.c))
+	}
+	if more := len(entries) - maxSummaryItems; more > 0 {
+		items = append(items, fmt.Sprintf("and %d more", more))
+	}
+	return strings.Join(items, "; ")
 }
 
 // SetSummaryCondition computes the summary like NewSummaryCondition and writes it to to with
