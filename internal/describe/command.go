@@ -214,7 +214,7 @@ func (o *describeOptions) run(ctx context.Context, args []string) error {
 			b.WriteString("\n")
 		}
 		writeDescription(&b, d, now)
-		writeWaiting(&b, stuckOf(ms[i], d, ctxs, now), now)
+		writeWaiting(&b, stuckOf(ms[i], d, ctxs), now)
 		if o.showEvents {
 			writeEvents(&b, ctxs.eventsOf(ms[i]), now)
 		}

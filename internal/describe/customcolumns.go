@@ -80,7 +80,7 @@ func (c *customColumns) add(u *unstructured.Unstructured) error {
 				for v.Kind() == reflect.Interface && !v.IsNil() {
 					v = v.Elem()
 				}
-				if v.IsValid() && !(v.Kind() == reflect.Interface && v.IsNil()) {
+				if v.IsValid() && (v.Kind() != reflect.Interface || !v.IsNil()) {
 					vals = append(vals, fmt.Sprint(v.Interface()))
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -125,14 +126,20 @@ func visitOne(config genericclioptions.RESTClientGetter, api schema.GroupVersion
 		LabelSelectorParam(q.Selector).
 		RequestChunksOf(q.ChunkSize).
 		ResourceTypeOrNameArgs(true, args...).
-		Flatten().
 		Do()
+	// A page's items are visited straight from the list (not Flatten: it maps every item anew).
 	err = r.Visit(func(info *resource.Info, err error) error {
 		if err != nil {
 			return err
 		}
 		if info.Object == nil {
 			return nil
+		}
+		if meta.IsListType(info.Object) {
+			return meta.EachListItem(info.Object, func(obj runtime.Object) error {
+				n++
+				return fn(obj)
+			})
 		}
 		n++
 		return fn(info.Object)

@@ -52,19 +52,17 @@ func (g *groupFlags) addTreeFlags(fs *pflag.FlagSet) {
 // machineLine is what a tree keeps of one Machine: strings and counts only.
 type machineLine struct {
 	namespace, name string
-	// group is the key of the Machine's group.
-	group string
 	// owner is the controller owner's Kind/name ("" without one).
-	owner                    string
-	phase                    v1alpha1.MachinePhase
-	opType, opState          string
-	since                    time.Time
-	problem, problemKey      string
-	running, failed          bool
-	deleting                 bool
-	deletingCause            string
-	upToDate                 string // Cluster API's UpToDate status, "" unknown
-	cluster, pool, createdAt string
+	owner               string
+	phase               v1alpha1.MachinePhase
+	opType, opState     string
+	since               time.Time
+	problem, problemKey string
+	running, failed     bool
+	deleting            bool
+	deletingCause       string
+	upToDate            string // Cluster API's UpToDate status, "" unknown
+	cluster, pool       string
 }
 
 // lineOf returns the line of Machine m, described as d; poolLabel names a machinestatus

@@ -59,7 +59,7 @@ func useColor(mode string, w io.Writer) bool {
 		return false
 	}
 	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd())) //nolint:gosec // a file descriptor fits in an int
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // cell is one printed value: text (already clean) and its style.

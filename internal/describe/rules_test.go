@@ -255,7 +255,7 @@ func TestDeadlines(t *testing.T) {
 		{Condition: metav1.Condition{Type: "InfrastructureReady", Status: "True", Reason: "InfrastructureProvisioned", LastTransitionTime: metav1.NewTime(getT0.Add(10 * time.Minute))}},
 		{Condition: metav1.Condition{Type: "NodeReady", Status: "Unknown", Reason: "NodeDoesNotExist", Message: "no Node"}, Problem: true},
 	}, LastOperation: &v1alpha1.LastOperation{Type: "Create", State: "Processing", LastUpdated: metav1.NewTime(getT0)}}
-	s := stuckOf(Machine{Machinestatus: ms}, d, &machineContexts{}, now)
+	s := stuckOf(Machine{Machinestatus: ms}, d, &machineContexts{})
 	var b strings.Builder
 	writeWaiting(&b, s, now)
 	want := `Waiting For:    NodeReady NodeDoesNotExist: no Node (operation started 20m ago)
@@ -270,7 +270,7 @@ Hint:           no Node has this Machine's providerID yet: check that the instan
 		Status: clusterv1.MachineStatus{Deletion: &clusterv1.MachineDeletionStatus{NodeDrainStartTime: metav1.NewTime(getT0.Add(5 * time.Minute))}}}
 	d = Description{Conditions: []Condition{{Condition: metav1.Condition{Type: "Deleting", Status: "True", Reason: "DrainingNode", Message: "Drain not completed yet"}, Problem: true}}}
 	b.Reset()
-	writeWaiting(&b, stuckOf(Machine{ClusterAPI: capi}, d, &machineContexts{}, now), now)
+	writeWaiting(&b, stuckOf(Machine{ClusterAPI: capi}, d, &machineContexts{}), now)
 	want = `Waiting For:    Deleting DrainingNode: Drain not completed yet
 Deadline:       drain: 10m, passed 5m ago (spec.deletion.nodeDrainTimeoutSeconds, from status.deletion.nodeDrainStartTime)
 Hint:           the drain waits for Pods to leave: kubectl get pods -A --field-selector spec.nodeName=NODE; a PodDisruptionBudget often blocks an eviction

@@ -20,9 +20,8 @@ import (
 // machineContexts is what describe reads besides the Machines: their Events and the
 // MachineHealthChecks that may select Cluster API Machines.
 type machineContexts struct {
-	events   []eventRecord
-	mhcs     []clusterv1.MachineHealthCheck
-	warnings []string
+	events []eventRecord
+	mhcs   []clusterv1.MachineHealthCheck
 }
 
 // machineContexts reads the Events of the Machines' namespace (every namespace with -A) and,
@@ -114,7 +113,7 @@ type deadline struct {
 
 // stuckOf returns what m waits for, or nil when it waits for nothing (Running without a
 // problem, Standby, Deleted).
-func stuckOf(m Machine, d Description, c *machineContexts, now time.Time) *stuck {
+func stuckOf(m Machine, d Description, c *machineContexts) *stuck {
 	problem := firstProblem(d)
 	op := d.LastOperation
 	processing := op != nil && op.State == v1alpha1.MachineOperationStateProcessing

@@ -293,5 +293,3 @@ func checkDocsBlock(t *testing.T, name, text string) {
 		t.Errorf("docs/cli.md's block %s differs from this run; if the change is right, run CLI_WRITE_DOCS=1 go test ./test/cli:\n--- committed:\n%s--- now:\n%s", name, got, block)
 	}
 }
-
-
