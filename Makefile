@@ -19,6 +19,8 @@ MANAGER   := $(BIN)/manager
 CLI       := $(BIN)/machinestatus
 # kubectl runs bin/kubectl-machinestatus (on the PATH) for `kubectl machinestatus`.
 CLI_PLUGIN := $(BIN)/kubectl-machinestatus
+# kubectl runs bin/kubectl_complete-machinestatus to complete `kubectl machinestatus <TAB>`.
+CLI_PLUGIN_COMPLETION := $(BIN)/kubectl_complete-machinestatus
 GOLANGCI_LINT := $(BIN)/golangci-lint
 GREMLINS  := $(BIN)/gremlins
 # make mutation's "go" on gremlins' PATH (hack/tools/mutation/casecover) and its table printer.
@@ -212,11 +214,16 @@ MACHINE_APIS ?= machinestatus.io
 bench-scale: runtime-tools build ## Fleet-scale measurement with N Machines (default 1000; MACHINE_APIS=cluster.x-k8s.io for the Cluster API mode); records docs/benchmarks.md.
 	go run ./test/scale/bench-scale -n $(N) -machine-apis $(MACHINE_APIS) -write-docs
 
+.PHONY: bench-cli
+bench-cli: runtime-tools build clusterapi-module ## Time get -A and the pool view beside kubectl get with N Machines of each API (default 5000, also N/5); records docs/benchmarks.md.
+	go run ./test/cli/bench-cli -n $(if $(filter command line,$(origin N)),$(N),5000) -write-docs
+
 .PHONY: build
-build: ## Build bin/manager and the CLI bin/machinestatus (also the kubectl plugin bin/kubectl-machinestatus).
+build: ## Build bin/manager and the CLI bin/machinestatus (also the kubectl plugin bin/kubectl-machinestatus and its completion bin/kubectl_complete-machinestatus).
 	go build -o $(MANAGER) ./cmd/manager
 	go build -o $(CLI) ./cmd/machinestatus
 	ln -f $(CLI) $(CLI_PLUGIN)
+	ln -f $(CLI) $(CLI_PLUGIN_COMPLETION)
 
 .PHONY: run
 run: build ## Run the manager against the cluster in the current kubeconfig.

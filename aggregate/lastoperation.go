@@ -354,10 +354,10 @@ func withDetail(s string, c *metav1.Condition) string {
 	return s + ": " + d
 }
 
-// detail is a bounded, single-line account of c: its message (conditions.CollapseSpace), else
-// its reason.
+// detail is a bounded, single-line account of c: its message (conditions.CollapseSpace, then
+// conditions.Sanitize: another writer's text), else its reason.
 func detail(c *metav1.Condition) string {
-	text := conditions.CollapseSpace(c.Message)
+	text := conditions.Sanitize(conditions.CollapseSpace(c.Message))
 	if text == "" {
 		text = c.Reason
 	}

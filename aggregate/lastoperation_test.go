@@ -477,3 +477,15 @@ func TestLastOperationDescriptionIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestLastOperationDescriptionIsSanitized: a provider's message quoted in a description has its
+// terminal escapes, bidi overrides, NUL and invalid UTF-8 made visible (conditions.Sanitize).
+func TestLastOperationDescriptionIsSanitized(t *testing.T) {
+	hostile := "\x1b[2J\x1b]0;x\x07Phase: Running\u202e\x00\xff\nnext"
+	m := machine(conds(cond(infraReady, F, v1alpha1.MachineInfrastructureFailedReason, 3, hostile)))
+	got := aggregate.LastOperation(m, time.Time{})
+	want := `\x1b[2J\x1b]0;x\x07Phase: Running\u202e\x00\xff next`
+	if !strings.HasSuffix(got.Description, want) {
+		t.Errorf("description %q, want it to end with %q", got.Description, want)
+	}
+}

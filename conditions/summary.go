@@ -169,7 +169,8 @@ func typeProblems(t string) string {
 	return ""
 }
 
-// summaryItem is the item of a condition of type t (nil: missing) in a summary message.
+// summaryItem is the item of a condition of type t (nil: missing) in a summary message: the
+// other writer's text on one line and made safe to print (Sanitize), then cut.
 func summaryItem(t string, c *metav1.Condition) string {
 	text := notYetReportedText
 	switch {
@@ -181,5 +182,5 @@ func summaryItem(t string, c *metav1.Condition) string {
 	default:
 		text = string(c.Status)
 	}
-	return TruncateTo(t+": "+OneLine(text), maxSummaryItemBytes)
+	return TruncateTo(t+": "+Sanitize(OneLine(text)), maxSummaryItemBytes)
 }

@@ -440,3 +440,28 @@ func TestSummaryStateSpace(t *testing.T) {
 		t.Errorf("reasons reached: %v, want all of %v", reached, summaryReasons)
 	}
 }
+
+// TestSummaryItemsAreSanitized: another writer's message reaches a summary with its terminal
+// escapes, bidi overrides, NUL and invalid UTF-8 made visible (conditions.Sanitize), before the
+// item is cut.
+func TestSummaryItemsAreSanitized(t *testing.T) {
+	hostile := "\x1b[2J\x1b[H\x1b]0;title\x07Phase: Running\u202e\x00\xff"
+	got, err := conditions.NewSummaryCondition(&object{conditions: conds(condAt("A", F, "Broken", 0, hostile))},
+		"Ready", conditions.ForConditionTypes{"A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `A: \x1b[2J\x1b[H\x1b]0;title\x07Phase: Running\u202e\x00\xff`
+	if got.Message != want {
+		t.Errorf("message %q, want %q", got.Message, want)
+	}
+	long := strings.Repeat("\x1b", 400) // 400 bytes, 1600 once escaped: cut after escaping
+	got, err = conditions.NewSummaryCondition(&object{conditions: conds(condAt("A", F, "Broken", 0, long))},
+		"Ready", conditions.ForConditionTypes{"A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got.Message); n > 512 || strings.ContainsRune(got.Message, 0x1b) {
+		t.Errorf("message of %d bytes %q: want at most 512, escaped", n, got.Message)
+	}
+}

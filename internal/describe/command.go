@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/dynamic"
 )
 
 // Exit codes of Main.
@@ -33,8 +33,14 @@ const (
 )
 
 // PluginPrefix starts the name of a kubectl plugin's binary: kubectl runs
-// `kubectl-machinestatus` for `kubectl machinestatus`.
-const PluginPrefix = "kubectl-"
+// `kubectl-machinestatus` for `kubectl machinestatus`. CompletionPrefix starts the name of the
+// plugin's completion binary: for `kubectl machinestatus <TAB>`, kubectl runs
+// `kubectl_complete-machinestatus ARGS... PARTIAL`, which is this program under that name
+// (make build links it): it answers as `machinestatus __complete ARGS... PARTIAL` does.
+const (
+	PluginPrefix     = "kubectl-"
+	CompletionPrefix = "kubectl_complete-"
+)
 
 // Main runs the command line args (without the program name) and returns the exit code
 // (ExitOK, ExitError or ExitUsage), having printed any error to streams.ErrOut as kubectl does
@@ -42,6 +48,9 @@ const PluginPrefix = "kubectl-"
 // name starts with PluginPrefix, help and messages say "kubectl machinestatus". ctx cancels the
 // requests to the API server.
 func Main(ctx context.Context, program string, args []string, streams genericiooptions.IOStreams) int {
+	if strings.HasPrefix(baseName(program), CompletionPrefix) {
+		args = append([]string{cobra.ShellCompRequestCmd}, args...)
+	}
 	root, ran := newRootCommand(displayName(program), streams)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
@@ -60,11 +69,18 @@ func Main(ctx context.Context, program string, args []string, streams genericioo
 // displayName returns the command's name for a program path: "kubectl machinestatus" for the
 // kubectl plugin, else "machinestatus".
 func displayName(program string) string {
-	base := program[strings.LastIndexAny(program, `/\`)+1:]
-	if strings.HasPrefix(base, PluginPrefix) {
-		return "kubectl " + strings.TrimPrefix(strings.TrimSuffix(base, ".exe"), PluginPrefix)
+	base := strings.TrimSuffix(baseName(program), ".exe")
+	for _, prefix := range []string{PluginPrefix, CompletionPrefix} {
+		if strings.HasPrefix(base, prefix) {
+			return "kubectl " + strings.TrimPrefix(base, prefix)
+		}
 	}
 	return "machinestatus"
+}
+
+// baseName is the last element of a program path.
+func baseName(program string) string {
+	return program[strings.LastIndexAny(program, `/\`)+1:]
 }
 
 // newRootCommand returns the root command, named name in help, with the kubectl connection
@@ -83,7 +99,8 @@ func newRootCommand(name string, streams genericiooptions.IOStreams) (*cobra.Com
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	// `completion bash|zsh|fish|powershell` prints a completion script; the hidden
+	// `__complete` answers the shells (and kubectl, for the plugin).
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Msg: err.Error()} })
@@ -93,22 +110,33 @@ func newRootCommand(name string, streams genericiooptions.IOStreams) (*cobra.Com
 }
 
 // describeOptions are describe's flags and what it runs with.
-type describeOptions struct{ listOptions }
+type describeOptions struct {
+	listOptions
+	group groupFlags
+	// showEvents prints each Machine's Events.
+	showEvents bool
+}
 
 // newDescribeCommand returns `describe`, named name in its examples.
 func newDescribeCommand(name string, config *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, ran *bool) *cobra.Command {
-	o := &describeOptions{listOptions{config: config, streams: streams, now: time.Now}}
-	return newListCommand(name, commandSpec{
+	o := &describeOptions{listOptions: listOptions{config: config, streams: streams, now: time.Now}}
+	cmd := newListCommand(name, commandSpec{
 		verb:  "describe",
-		short: "Show Machines' phase, lastOperation and conditions, problems first",
+		short: "Show Machines' phase, lastOperation, what they wait for and their conditions, problems first; or a Cluster API cluster's tree",
 		long: `Show the phase, the lastOperation and the conditions (problems first) of Machines:
 machinestatus.io/v1alpha1 Machines as their controller wrote them, and Cluster API
 cluster.x-k8s.io/v1beta2 Machines with the phase and lastOperation machinestatus derives from
-their conditions (docs/clusterapi.md).
+their conditions (docs/clusterapi.md). For a Machine in the middle of an operation it says what
+it waits for, the deadline that applies and where it comes from, and a hint; then its Events,
+as kubectl describe prints them.
 
 TYPE is machine or machines (every Machine API the server serves), machines.cluster.x-k8s.io
 or its short name ma (Cluster API), machines.machinestatus.io or msm (machinestatus). Without
 arguments, every Machine of the namespace.
+
+describe cluster/NAME (a Cluster API Cluster) prints the cluster as a tree: its control plane,
+MachineDeployments, MachineSets and MachinePools, each with a line summarizing its Machines,
+then the Machines (like ones on one line unless --expand).
 
 Exit status: 0 when every Machine asked for was described, 1 when a Machine is not found, the
 Machine CRD is not installed or the API server refuses, 2 for a wrong command line.`,
@@ -118,115 +146,79 @@ Machine CRD is not installed or the API server refuses, 2 for a wrong command li
   # One Machine by name, whichever API it belongs to
   NAME describe machine/worker-0
 
-  # Cluster API Machines only, in every namespace, as JSON
-  NAME describe machines.cluster.x-k8s.io -A -o json
+  # A Cluster API cluster as a tree: which pool is in trouble, and why
+  NAME describe cluster/prod-eu -n fleet
 
-  # machinestatus Machines with a label, in namespace fleet
-  NAME describe machines.machinestatus.io -n fleet -l pool=a`,
+  # Cluster API Machines only, in every namespace, as JSON
+  NAME describe machines.cluster.x-k8s.io -A -o json`,
 		allNamespacesHelp: "Describe the Machines of every namespace (not with names).",
 		selectorHelp:      "Label selector of the Machines to describe, e.g. pool=a (not with names).",
 		outputDefault:     OutputText,
 		outputHelp:        "Output format: text, json or yaml.",
 	}, &o.listOptions, ran, o.run)
+	cmd.Flags().BoolVar(&o.showEvents, "show-events", true, "Print each Machine's Events (text output).")
+	o.group.addTreeFlags(cmd.Flags())
+	return cmd
 }
 
-// run describes the Machines args name.
+// run describes the Machines args name, or the cluster of describe cluster/NAME.
 func (o *describeOptions) run(ctx context.Context, args []string) error {
-	write, err := o.writer()
+	o.output = strings.ToLower(o.output)
+	switch o.output {
+	case "":
+		o.output = OutputText
+	case OutputText, OutputJSON, OutputYAML:
+	default:
+		return &UsageError{Msg: fmt.Sprintf("unknown output format %q: use text, json or yaml", o.output)}
+	}
+	if cluster, ok := clusterArg(args); ok {
+		return o.describeCluster(ctx, cluster)
+	}
+	r, err := o.resolve(args, "described")
 	if err != nil {
 		return err
 	}
-	machines, fetched, err := fetchArgs(ctx, o.config, args, o.allNamespaces, o.selector, "described")
-	if err != nil {
-		return err
-	}
-	namespace := fetched.namespace
-	ds := make([]Description, 0, len(machines))
-	for _, m := range machines {
+	var ds []Description
+	var ms []Machine
+	err = Visit(o.config, r.targets, o.query(r, false), func(obj runtime.Object) error {
+		m, err := machineOf(obj)
+		if err != nil {
+			return err
+		}
 		d, err := Describe(m)
 		if err != nil {
 			return err
 		}
 		ds = append(ds, d)
+		ms = append(ms, m)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(ds) == 0 && o.output == OutputText {
-		o.noMachinesFound(namespace)
+		o.noMachinesFound(r.namespace)
 		return nil
 	}
-	return write(o.streams.Out, ds)
-}
-
-// writer returns the printer --output names, or a *UsageError.
-func (o *describeOptions) writer() (func(io.Writer, []Description) error, error) {
-	o.output = strings.ToLower(o.output)
 	switch o.output {
-	case "":
-		o.output = OutputText
-		fallthrough
-	case OutputText:
-		return func(w io.Writer, ds []Description) error { return WriteText(w, ds, o.now()) }, nil
 	case OutputJSON:
-		return WriteJSON, nil
+		return WriteJSON(o.streams.Out, ds)
 	case OutputYAML:
-		return WriteYAML, nil
+		return WriteYAML(o.streams.Out, ds)
 	}
-	return nil, &UsageError{Msg: fmt.Sprintf("unknown output format %q: use text, json or yaml", o.output)}
-}
-
-// fetched says what resolveArgs resolved.
-type fetched struct {
-	// namespace is the namespace read; empty for every namespace.
-	namespace string
-	// targets are the parsed arguments.
-	targets []Target
-	// client reads them.
-	client dynamic.Interface
-}
-
-// fetchArgs reads the Machines args name (as ParseArgs reads them) from the cluster config
-// points at (see resolveArgs), matching selector. It returns resolveArgs' or Fetch's error.
-func fetchArgs(ctx context.Context, config *genericclioptions.ConfigFlags, args []string, allNamespaces bool, selector, verb string) ([]Machine, fetched, error) {
-	f, err := resolveArgs(config, args, allNamespaces, selector, verb)
-	if err != nil {
-		return nil, f, err
-	}
-	machines, err := Fetch(ctx, f.client, f.targets, Query{Namespace: f.namespace, Selector: selector})
-	return machines, f, err
-}
-
-// resolveArgs parses args (ParseArgs) against the cluster config points at and returns them
-// with the namespace to read (the flags' or kubeconfig's, or every namespace with
-// allNamespaces) and a client. verb ("described", "listed") words the *UsageError of a name
-// given with -A or --selector. It returns ParseArgs' or the configuration's error.
-func resolveArgs(config *genericclioptions.ConfigFlags, args []string, allNamespaces bool, selector, verb string) (fetched, error) {
-	var f fetched
-	namespace, _, err := config.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return f, err
-	}
-	if allNamespaces {
-		namespace = ""
-	}
-	f.namespace = namespace
-	mapper, err := config.ToRESTMapper()
-	if err != nil {
-		return f, err
-	}
-	if f.targets, err = ParseArgs(args, mapper); err != nil {
-		return f, err
-	}
-	for _, t := range f.targets {
-		switch {
-		case t.Name != "" && allNamespaces:
-			return f, &UsageError{Msg: "a Machine cannot be " + verb + " by name across all namespaces: drop -A or the name"}
-		case t.Name != "" && selector != "":
-			return f, &UsageError{Msg: "a Machine cannot be " + verb + " both by name and by --selector"}
+	now := o.now()
+	ctxs := o.machineContexts(ctx, ms, r.namespace)
+	var b strings.Builder
+	for i, d := range ds {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		writeDescription(&b, d, now)
+		writeWaiting(&b, stuckOf(ms[i], d, ctxs), now)
+		if o.showEvents {
+			writeEvents(&b, ctxs.eventsOf(ms[i]), now)
 		}
 	}
-	restConfig, err := config.ToRESTConfig()
-	if err != nil {
-		return f, err
-	}
-	f.client, err = dynamic.NewForConfig(restConfig)
-	return f, err
+	_, err = io.WriteString(o.streams.Out, b.String())
+	return err
 }

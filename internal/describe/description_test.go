@@ -17,7 +17,7 @@ import (
 
 var t0 = metav1.NewTime(time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC))
 
-func condition(t, status, reason string) metav1.Condition {
+func cond(t, status, reason string) metav1.Condition {
 	return metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason, LastTransitionTime: t0}
 }
 
@@ -47,13 +47,13 @@ func TestDescribeMachinestatusMachine(t *testing.T) {
 				State: v1alpha1.MachineOperationStateFailed, LastUpdated: t0},
 			NodeRef: &v1alpha1.MachineNodeReference{Name: "node-0"},
 			Conditions: []metav1.Condition{
-				condition("Ready", "False", "IssueReported"),
-				condition("Draining", "False", "NotDraining"),
-				condition("HealthCheckSucceeded", "False", "UnhealthyNode"),
-				condition("NodeReady", "Unknown", "NodeReadyUnknown"),
-				condition("Stalled", "True", "MachineFailed"),
-				condition("example.com/Degraded", "True", "Degraded"),
-				condition("example.com/Synced", "True", "Synced"),
+				cond("Ready", "False", "IssueReported"),
+				cond("Draining", "False", "NotDraining"),
+				cond("HealthCheckSucceeded", "False", "UnhealthyNode"),
+				cond("NodeReady", "Unknown", "NodeReadyUnknown"),
+				cond("Stalled", "True", "MachineFailed"),
+				cond("example.com/Degraded", "True", "Degraded"),
+				cond("example.com/Synced", "True", "Synced"),
 			},
 		},
 	}

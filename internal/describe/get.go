@@ -4,16 +4,17 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
-	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/conditions"
 )
@@ -28,169 +29,287 @@ const (
 		"one still booting reads as a health check until it is Ready; run the manager with --machine-apis=cluster.x-k8s.io (docs/clusterapi.md)"
 )
 
-// Table returns the kubectl table of descriptions ds of Machines of one API (api), as `get`
-// prints it with the cli-runtime table printer: NAME, CLUSTER (Cluster API only), PHASE,
-// CAPI-PHASE (Cluster API only: its own status.phase where it differs from PHASE), READY (the
-// Ready condition's status), LAST-OP (type and state; NoHistoryMarker when derived without
-// history), NODE and AGE (at now, as kubectl prints it); with -o wide (priority 1) also
-// PROVIDERID, VERSION and DESCRIPTION (the lastOperation's). Each row's object carries the
-// Machine's namespace and name, for the NAMESPACE column of -A.
-func Table(api schema.GroupVersionResource, ds []Description, now time.Time) *metav1.Table {
-	capi := api == ClusterAPIMachines
-	col := func(name, typ, format, desc string, priority int32) metav1.TableColumnDefinition {
-		return metav1.TableColumnDefinition{Name: name, Type: typ, Format: format, Description: desc, Priority: priority}
-	}
-	cols := []metav1.TableColumnDefinition{col("Name", "string", "name", "The Machine's name.", 0)}
-	if capi {
-		cols = append(cols, col("Cluster", "string", "", "spec.clusterName.", 0))
-	}
-	cols = append(cols, col("Phase", "string", "", "The machinestatus phase.", 0))
-	if capi {
-		cols = append(cols, col("CAPI-Phase", "string", "", "Cluster API's own status.phase, where it differs from Phase.", 0))
-	}
-	cols = append(cols,
-		col("Ready", "string", "", "The Ready condition's status.", 0),
-		col("Last-Op", "string", "", "The lastOperation's type and state.", 0),
-		col("Node", "string", "", "status.nodeRef.name.", 0),
-		col("Age", "string", "", "Since metadata.creationTimestamp.", 0),
-		col("ProviderID", "string", "", "spec.providerID.", 1),
-		col("Version", "string", "", "spec.version.", 1),
-		col("Description", "string", "", "The lastOperation's description.", 1),
-	)
-	t := &metav1.Table{ColumnDefinitions: cols}
-	for _, d := range ds {
-		cells := []any{d.Machine.Name}
-		if capi {
-			cells = append(cells, d.Cluster)
-		}
-		cells = append(cells, string(d.Phase))
-		if capi {
-			capiPhase := ""
-			if !strings.EqualFold(d.ClusterAPIPhase, string(d.Phase)) {
-				capiPhase = d.ClusterAPIPhase
-			}
-			cells = append(cells, capiPhase)
-		}
-		op, description := "", ""
-		if d.LastOperation != nil {
-			op = string(d.LastOperation.Type) + " " + string(d.LastOperation.State)
-			description = conditions.CollapseSpace(d.LastOperation.Description)
-		}
-		if capi && d.LastOperationSource == LastOperationFromConditions {
-			op += NoHistoryMarker
-		}
-		cells = append(cells, readyStatus(d), op, d.Node,
-			duration.HumanDuration(now.Sub(d.CreationTimestamp.Time)), d.ProviderID, d.Version, description)
-		obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: d.Machine.Namespace, Name: d.Machine.Name}}
-		t.Rows = append(t.Rows, metav1.TableRow{Cells: cells, Object: runtime.RawExtension{Object: obj}})
-	}
-	return t
-}
-
-// readyStatus is the status of d's Ready condition, "" when it has none.
-func readyStatus(d Description) string {
-	i := slices.IndexFunc(d.Conditions, func(c Condition) bool { return c.Type == v1alpha1.MachineReadyCondition })
-	if i < 0 {
-		return ""
-	}
-	return string(d.Conditions[i].Status)
-}
-
-// GetOptions say how WriteTables prints.
+// GetOptions say how get's tables print.
 type GetOptions struct {
-	// AllNamespaces adds the NAMESPACE column; Wide the priority-1 columns; NoHeaders drops the
-	// header; ShowLabels adds a LABELS column.
-	AllNamespaces, Wide, NoHeaders, ShowLabels bool
+	// AllNamespaces adds the NAMESPACE column; Wide the wide columns; NoHeaders drops the
+	// header; ShowLabels adds a LABELS column; Color colours problems.
+	AllNamespaces, Wide, NoHeaders, ShowLabels, Color bool
+	// LabelColumns adds a column per label key (-L), headed by the key's last segment.
+	LabelColumns []string
+	// WithKind prefixes names with machine.GROUP/ (when several APIs are printed).
+	WithKind bool
+	// PoolLabel is the label naming a machinestatus Machine's pool (aggregate.Pool).
+	PoolLabel string
+	// SortBy is a kubectl --sort-by JSONPath; empty keeps the server's order.
+	SortBy string
 	// Now is the time AGE is computed at.
 	Now time.Time
 }
 
-// WriteTables prints, for each API of apis that has Machines in ms (with their descriptions
-// ds, in the same order), one kubectl table to w, separated by a blank line; names carry the
-// resource (machine.cluster.x-k8s.io/NAME) when more than one API is printed, as kubectl get
-// does for several types. It returns whether some Machine's lastOperation was derived without
-// history (see NoHistoryFootnote), or the printer's error.
-func WriteTables(w io.Writer, ms []Machine, ds []Description, o GetOptions) (noHistory bool, err error) {
-	byAPI := map[schema.GroupVersionResource][]int{}
-	var apis []schema.GroupVersionResource
-	for i, m := range ms {
-		api := MachinestatusMachines
-		if m.ClusterAPI != nil {
-			api = ClusterAPIMachines
+// getRow is one Machine's row: only strings, so that a long list keeps no objects.
+type getRow struct {
+	cells []cell
+	// key is the --sort-by value.
+	key sortKey
+}
+
+// getTable gathers the rows of one Machine API as the Machines arrive.
+type getTable struct {
+	api       schema.GroupVersionResource
+	rows      []getRow
+	noHistory bool
+}
+
+// tables gathers get's tables, one per Machine API, in machineAPIs order.
+type tables struct {
+	o      GetOptions
+	sorter *sorter
+	byAPI  map[schema.GroupVersionResource]*getTable
+}
+
+func newTables(o GetOptions) (*tables, error) {
+	t := &tables{o: o, byAPI: map[schema.GroupVersionResource]*getTable{}}
+	if o.SortBy != "" {
+		s, err := newSorter(o.SortBy)
+		if err != nil {
+			return nil, err
 		}
-		if _, ok := byAPI[api]; !ok {
-			apis = append(apis, api)
-		}
-		byAPI[api] = append(byAPI[api], i)
+		t.sorter = s
 	}
-	slices.SortFunc(apis, func(a, b schema.GroupVersionResource) int {
-		return slices.Index(machineAPIs, a) - slices.Index(machineAPIs, b)
-	})
-	for n, api := range apis {
-		var sel []Description
-		for _, i := range byAPI[api] {
-			sel = append(sel, ds[i])
-			if ds[i].LastOperationSource == LastOperationFromConditions && ms[i].ClusterAPI != nil {
-				noHistory = true
+	return t, nil
+}
+
+// add adds the row of the Machine obj (typed).
+func (t *tables) add(obj runtime.Object) error {
+	m, err := machineOf(obj)
+	if err != nil {
+		return err
+	}
+	d, err := Describe(m)
+	if err != nil {
+		return err
+	}
+	api := m.api()
+	tb := t.byAPI[api]
+	if tb == nil {
+		tb = &getTable{api: api}
+		t.byAPI[api] = tb
+	}
+	r := getRow{cells: rowCells(m, d, t.o)}
+	if t.sorter != nil {
+		if r.key, err = t.sorter.key(obj); err != nil {
+			return err
+		}
+	}
+	tb.rows = append(tb.rows, r)
+	if api == ClusterAPIMachines && d.LastOperationSource == LastOperationFromConditions {
+		tb.noHistory = true
+	}
+	return nil
+}
+
+// len is the number of rows.
+func (t *tables) len() int {
+	n := 0
+	for _, tb := range t.byAPI {
+		n += len(tb.rows)
+	}
+	return n
+}
+
+// write prints the tables to w, separated by a blank line (names carry machine.GROUP/ when
+// there are several, as kubectl get prints several types), and returns whether a lastOperation
+// was derived without history (see NoHistoryFootnote).
+func (t *tables) write(w io.Writer) (noHistory bool, err error) {
+	n := 0
+	for _, api := range machineAPIs {
+		tb := t.byAPI[api]
+		if tb == nil {
+			continue
+		}
+		if t.sorter != nil {
+			sort.SliceStable(tb.rows, func(i, j int) bool { return tb.rows[i].key.less(tb.rows[j].key) })
+		}
+		o := t.o
+		o.WithKind = o.WithKind || len(t.byAPI) > 1
+		tt := &textTable{headers: headers(api, o)}
+		for _, r := range tb.rows {
+			cells := r.cells
+			if o.WithKind {
+				cells = slices.Clone(cells)
+				cells[nameColumn(o)].text = "machine." + api.Group + "/" + cells[nameColumn(o)].text
+			}
+			tt.rows = append(tt.rows, cells)
+		}
+		if n > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return noHistory, err
 			}
 		}
-		t := Table(api, sel, o.Now)
-		setLabels(t, ms, byAPI[api])
-		if n > 0 {
-			fmt.Fprintln(w)
-		}
-		p := printers.NewTablePrinter(printers.PrintOptions{
-			NoHeaders: o.NoHeaders, WithNamespace: o.AllNamespaces, Wide: o.Wide, ShowLabels: o.ShowLabels,
-			WithKind: len(apis) > 1, Kind: schema.GroupKind{Group: api.Group, Kind: "Machine"},
-		})
-		if err := p.PrintObj(t, w); err != nil {
+		n++
+		if err := tt.write(w, o.NoHeaders, o.Color); err != nil {
 			return noHistory, err
 		}
+		noHistory = noHistory || tb.noHistory
 	}
 	return noHistory, nil
 }
 
-// setLabels gives the rows of t, the Machines ms[idx...], their labels, for --show-labels.
-func setLabels(t *metav1.Table, ms []Machine, idx []int) {
-	for r, i := range idx {
-		if obj, ok := t.Rows[r].Object.Object.(*metav1.PartialObjectMetadata); ok {
-			obj.Labels = ms[i].object().GetLabels()
-		}
+// nameColumn is the index of NAME.
+func nameColumn(o GetOptions) int {
+	if o.AllNamespaces {
+		return 1
 	}
+	return 0
 }
 
-// object returns the Machine as a metav1.Object.
-func (m Machine) object() metav1.Object {
-	if m.ClusterAPI != nil {
-		return m.ClusterAPI
+// headers returns the column headers of api's table.
+func headers(api schema.GroupVersionResource, o GetOptions) []string {
+	capi := api == ClusterAPIMachines
+	var h []string
+	if o.AllNamespaces {
+		h = append(h, "NAMESPACE")
 	}
-	return m.Machinestatus
+	h = append(h, "NAME")
+	if capi {
+		h = append(h, "CLUSTER")
+	}
+	h = append(h, "PHASE")
+	if capi {
+		h = append(h, "CAPI-PHASE")
+	}
+	h = append(h, "READY", "LAST-OP", "NODE", "AGE")
+	if o.Wide {
+		h = append(h, "IN-STEP", "POOL", "REASON")
+		if capi {
+			h = append(h, "UP-TO-DATE")
+		}
+		h = append(h, "PROVIDERID", "VERSION", "DESCRIPTION")
+	}
+	for _, l := range o.LabelColumns {
+		h = append(h, strings.ToUpper(l[strings.LastIndex(l, "/")+1:]))
+	}
+	if o.ShowLabels {
+		h = append(h, "LABELS")
+	}
+	return h
 }
 
-// Objects returns the Machines as the API server returned them, for -o json, yaml and name: the
-// one Machine when single is true and there is exactly one, else a v1 List of them all.
-func Objects(ms []Machine, single bool) (runtime.Object, error) {
-	items := make([]unstructured.Unstructured, 0, len(ms))
-	for _, m := range ms {
-		var obj runtime.Object = m.Machinestatus
-		gvk := v1alpha1.GroupVersion.WithKind("Machine")
-		if m.ClusterAPI != nil {
-			obj, gvk = m.ClusterAPI, ClusterAPIMachines.GroupVersion().WithKind("Machine")
-		}
-		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-		if err != nil {
-			return nil, fmt.Errorf("cannot convert Machine %s/%s: %w", m.object().GetNamespace(), m.object().GetName(), err)
-		}
-		item := unstructured.Unstructured{Object: u}
-		item.SetGroupVersionKind(gvk)
-		items = append(items, item)
+// rowCells returns the cells of Machine m (described as d), in headers' order, clean.
+func rowCells(m Machine, d Description, o GetOptions) []cell {
+	capi := m.ClusterAPI != nil
+	obj := m.object()
+	var cs []cell
+	add := func(s string, st style) { cs = append(cs, cell{text: clean(s), style: st}) }
+	if o.AllNamespaces {
+		add(d.Machine.Namespace, plain)
 	}
-	if single && len(items) == 1 {
-		return &items[0], nil
+	add(d.Machine.Name, plain)
+	if capi {
+		add(d.Cluster, plain)
 	}
-	list := &unstructured.UnstructuredList{Items: items}
-	list.SetAPIVersion("v1")
-	list.SetKind("List")
-	list.SetResourceVersion("")
-	return list, nil
+	add(string(d.Phase), phaseStyle(d.Phase))
+	if capi {
+		capiPhase := ""
+		if !strings.EqualFold(d.ClusterAPIPhase, string(d.Phase)) {
+			capiPhase = d.ClusterAPIPhase
+		}
+		add(capiPhase, plain)
+	}
+	ready := condition(d, v1alpha1.MachineReadyCondition)
+	readyStyle := plain
+	if ready != nil && ready.Status != metav1.ConditionTrue {
+		readyStyle = warn
+	}
+	readyStatus := ""
+	if ready != nil {
+		readyStatus = string(ready.Status)
+	}
+	add(readyStatus, readyStyle)
+	op, opStyle, description, inStep := "", plain, "", ""
+	if d.LastOperation != nil {
+		op = string(d.LastOperation.Type) + " " + string(d.LastOperation.State)
+		if d.LastOperation.State == v1alpha1.MachineOperationStateFailed {
+			opStyle = bad
+		}
+		description = conditions.CollapseSpace(d.LastOperation.Description)
+		if !d.LastOperation.LastUpdated.IsZero() {
+			inStep = duration.HumanDuration(max(0, o.Now.Sub(d.LastOperation.LastUpdated.Time)))
+		}
+	}
+	if capi && d.LastOperationSource == LastOperationFromConditions {
+		op += NoHistoryMarker
+	}
+	add(op, opStyle)
+	add(d.Node, plain)
+	add(duration.HumanDuration(o.Now.Sub(d.CreationTimestamp.Time)), plain)
+	if o.Wide {
+		add(inStep, plain)
+		pool := aggregate.Pool(obj.GetLabels(), "")
+		if !capi {
+			pool = aggregate.Pool(obj.GetLabels(), o.PoolLabel)
+		}
+		add(pool, plain)
+		reason := ""
+		if ready != nil {
+			reason = ready.Reason
+		}
+		add(reason, plain)
+		if capi {
+			upToDate := ""
+			if c := condition(d, "UpToDate"); c != nil {
+				upToDate = string(c.Status)
+			}
+			add(upToDate, plain)
+		}
+		add(d.ProviderID, plain)
+		add(d.Version, plain)
+		add(description, plain)
+	}
+	ls := obj.GetLabels()
+	for _, l := range o.LabelColumns {
+		add(ls[l], plain)
+	}
+	if o.ShowLabels {
+		add(labelsText(ls), plain)
+	}
+	return cs
+}
+
+// labelsText is --show-labels' cell: k=v pairs by key, or <none>.
+func labelsText(ls map[string]string) string {
+	if len(ls) == 0 {
+		return "<none>"
+	}
+	return labels.FormatLabels(ls)
+}
+
+// phaseStyle colours a phase: Failed red; Unknown, Deleting, Pending yellow.
+func phaseStyle(p v1alpha1.MachinePhase) style {
+	switch p {
+	case v1alpha1.MachinePhaseFailed:
+		return bad
+	case v1alpha1.MachinePhaseUnknown, v1alpha1.MachinePhaseDeleting:
+		return warn
+	}
+	return plain
+}
+
+// condition returns d's condition of type t, or nil.
+func condition(d Description, t string) *Condition {
+	for i := range d.Conditions {
+		if d.Conditions[i].Type == t {
+			return &d.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// noMachinesFoundText says, as kubectl does, that a list found nothing in namespace (empty:
+// every namespace).
+func noMachinesFoundText(namespace string) string {
+	if namespace == "" {
+		return "No Machines found in any namespace."
+	}
+	return fmt.Sprintf("No Machines found in namespace %s.", namespace)
 }

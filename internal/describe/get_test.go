@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
@@ -70,41 +71,32 @@ func getMachines(t *testing.T) []Machine {
 
 func TestWriteTables(t *testing.T) {
 	ms := getMachines(t)
-	var ds []Description
-	for _, m := range ms {
-		d, err := Describe(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ds = append(ds, d)
-	}
 	now := getT0.Add(90 * time.Minute)
 	tests := []struct {
 		name          string
 		ms            []Machine
-		ds            []Description
 		o             GetOptions
 		want          string
 		wantNoHistory bool
 	}{{
 		name: "machinestatus Machines",
-		ms:   ms[:1], ds: ds[:1], o: GetOptions{Now: now},
+		ms:   ms[:1], o: GetOptions{Now: now},
 		want: `
 NAME       PHASE     READY   LAST-OP             NODE     AGE
 worker-0   Running   True    Create Successful   node-0   90m
 `,
 	}, {
 		name: "Cluster API Machines, all namespaces, wide",
-		ms:   ms[1:], ds: ds[1:], o: GetOptions{Now: now, AllNamespaces: true, Wide: true},
+		ms:   ms[1:], o: GetOptions{Now: now, AllNamespaces: true, Wide: true},
 		want: `
-NAMESPACE   NAME     CLUSTER   PHASE     CAPI-PHASE   READY   LAST-OP              NODE          AGE   PROVIDERID   VERSION   DESCRIPTION
-capi        capi-0   prod      Running                True    Create Successful    capi-0-node   90m                          Created: the Node is Ready
-capi        capi-1   prod      Running                True    Create Successful*   capi-1-node   90m                          Created: the Node is Ready
+NAMESPACE   NAME     CLUSTER   PHASE     CAPI-PHASE   READY   LAST-OP              NODE          AGE   IN-STEP   POOL   REASON   UP-TO-DATE   PROVIDERID   VERSION   DESCRIPTION
+capi        capi-0   prod      Running                True    Create Successful    capi-0-node   90m   90m              Ready                                        Created: the Node is Ready
+capi        capi-1   prod      Running                True    Create Successful*   capi-1-node   90m   90m              Ready                                        Created: the Node is Ready
 `,
 		wantNoHistory: true,
 	}, {
 		name: "both APIs, labels, no headers",
-		ms:   ms[:2], ds: ds[:2], o: GetOptions{Now: now, NoHeaders: true, ShowLabels: true},
+		ms:   ms[:2], o: GetOptions{Now: now, NoHeaders: true, ShowLabels: true},
 		want: `
 machine.machinestatus.io/worker-0   Running   True   Create Successful   node-0   90m   pool=a
 
@@ -114,7 +106,20 @@ machine.cluster.x-k8s.io/capi-0   prod   Running         True   Create Successfu
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			noHistory, err := WriteTables(&b, tt.ms, tt.ds, tt.o)
+			tb, err := newTables(tt.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range tt.ms {
+				var obj runtime.Object = m.Machinestatus
+				if m.ClusterAPI != nil {
+					obj = m.ClusterAPI
+				}
+				if err := tb.add(obj); err != nil {
+					t.Fatal(err)
+				}
+			}
+			noHistory, err := tb.write(&b)
 			if err != nil {
 				t.Fatal(err)
 			}

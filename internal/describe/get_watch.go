@@ -11,8 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/cli-runtime/pkg/printers"
 	toolscache "k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 )
@@ -28,8 +30,12 @@ import (
 // returns resolveArgs' errors, a *NotInstalledError or *NotFoundError as get does (a named
 // Machine must exist unless --watch-only), an error the watch reports (e.g. a resourceVersion
 // too old to resume from), or the printer's.
-func (o *getOptions) runWatch(ctx context.Context, args []string) error {
-	f, err := resolveArgs(o.config, args, o.allNamespaces, o.selector, "watched")
+func (o *getOptions) runWatch(ctx context.Context, args []string, printer printers.ResourcePrinter) error {
+	f, err := o.resolve(args, "watched")
+	if err != nil {
+		return err
+	}
+	client, err := o.dynamicClient()
 	if err != nil {
 		return err
 	}
@@ -53,7 +59,7 @@ func (o *getOptions) runWatch(ctx context.Context, args []string) error {
 	if name != "" {
 		opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
 	}
-	resource := f.client.Resource(api).Namespace(f.namespace)
+	resource := client.Resource(api).Namespace(f.namespace)
 	list, err := resource.List(ctx, opts)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -64,7 +70,7 @@ func (o *getOptions) runWatch(ctx context.Context, args []string) error {
 		return &NotFoundError{Name: name, Namespace: f.namespace, Resources: apiNames(apis)}
 	}
 
-	p := &watchPrinter{o: o}
+	p := &watchPrinter{o: o, printer: printer}
 	if !o.watchOnly {
 		for i := range list.Items {
 			if err := p.print(&list.Items[i], api); err != nil {
@@ -113,29 +119,36 @@ func (o *getOptions) runWatch(ctx context.Context, args []string) error {
 // the first (unless --no-headers) and the no-history footnote once, or each object as -o
 // json|yaml|name print it.
 type watchPrinter struct {
-	o                       *getOptions
+	o *getOptions
+	// printer prints -o json|yaml|name|jsonpath|go-template; nil for the table.
+	printer                 printers.ResourcePrinter
 	printedRow, printedNote bool
 }
 
 // print prints the Machine u, read from api.
 func (p *watchPrinter) print(u *unstructured.Unstructured, api schema.GroupVersionResource) error {
 	o := p.o
-	switch o.output {
-	case OutputJSON, OutputYAML, OutputName:
-		return objectPrinter(o.output).PrintObj(u, o.streams.Out)
+	if p.printer != nil {
+		return p.printer.PrintObj(u, o.streams.Out)
 	}
 	m, err := convert(u, api)
 	if err != nil {
 		return err
 	}
-	d, err := Describe(m)
+	opts := o.tableOptions(*o.printFlags.OutputFormat == OutputWide)
+	opts.NoHeaders = opts.NoHeaders || p.printedRow
+	t, err := newTables(opts)
 	if err != nil {
 		return err
 	}
-	noHistory, err := WriteTables(o.streams.Out, []Machine{m}, []Description{d}, GetOptions{
-		AllNamespaces: o.allNamespaces, Wide: o.output == OutputWide, NoHeaders: o.noHeaders || p.printedRow,
-		ShowLabels: o.showLabels, Now: o.now(),
-	})
+	var obj runtime.Object = m.Machinestatus
+	if m.ClusterAPI != nil {
+		obj = m.ClusterAPI
+	}
+	if err := t.add(obj); err != nil {
+		return err
+	}
+	noHistory, err := t.write(o.streams.Out)
 	p.printedRow = true
 	if noHistory && !p.printedNote {
 		p.printedNote = true

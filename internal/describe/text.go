@@ -3,6 +3,7 @@ package describe
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -38,13 +39,14 @@ const labelWidth = 16
 
 // writeDescription prints one Machine.
 func writeDescription(b *strings.Builder, d Description, now time.Time) {
+	// Every value is cleaned: names, reasons and messages come from other writers.
 	field := func(label, value string) {
-		fmt.Fprintf(b, "%-*s%s\n", labelWidth, label+":", value)
+		fmt.Fprintf(b, "%-*s%s\n", labelWidth, label+":", clean(value))
 	}
 	// more prints further lines of the field above, aligned with its value.
 	more := func(text string) {
 		for _, line := range strings.Split(text, "\n") {
-			fmt.Fprintf(b, "%s%s\n", strings.Repeat(" ", labelWidth), line)
+			fmt.Fprintf(b, "%s%s\n", strings.Repeat(" ", labelWidth), clean(line))
 		}
 	}
 	field("Name", d.Machine.Name)
@@ -115,7 +117,10 @@ func writeDescription(b *strings.Builder, d Description, now time.Time) {
 // branch, one aligned row per condition, its message lines below it.
 func writeConditionTree(b *strings.Builder, cs []Condition, now time.Time) {
 	var widthType, widthStatus, widthReason int
-	for _, c := range cs {
+	cs = slices.Clone(cs)
+	for i := range cs {
+		c := &cs[i]
+		c.Type, c.Reason, c.Status = clean(c.Type), clean(c.Reason), metav1.ConditionStatus(clean(string(c.Status)))
 		widthType = max(widthType, utf8.RuneCountInString(c.Type))
 		widthStatus = max(widthStatus, len(c.Status))
 		widthReason = max(widthReason, utf8.RuneCountInString(c.Reason))
@@ -158,7 +163,7 @@ func writeConditionTree(b *strings.Builder, cs []Condition, now time.Time) {
 				continue
 			}
 			for _, msg := range strings.Split(strings.TrimRight(c.Message, "\n"), "\n") {
-				b.WriteString(strings.TrimRight(indent+cont+msg, " ") + "\n")
+				b.WriteString(strings.TrimRight(indent+cont+clean(msg), " ") + "\n")
 			}
 		}
 	}

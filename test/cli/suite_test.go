@@ -61,9 +61,14 @@ func setUp() error {
 	if env.capiCRD, err = clusterapicrd.MachineCRD(root); err != nil {
 		return err
 	}
+	// Cluster API's other CRDs, for describe cluster/NAME and the health checks' deadlines.
+	others, err := clusterapicrd.CRDs(root, "clusters", "machinedeployments", "machinesets", "machinehealthchecks")
+	if err != nil {
+		return err
+	}
 	env.Env, err = harness.Start(harness.Options{
 		MachineCRD:  true,
-		CRDs:        []*apiextensionsv1.CustomResourceDefinition{env.capiCRD.DeepCopy()},
+		CRDs:        append([]*apiextensionsv1.CustomResourceDefinition{env.capiCRD.DeepCopy()}, others...),
 		AddToScheme: []func(*runtime.Scheme) error{clusterv1.AddToScheme, apiextensionsv1.AddToScheme},
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -24,43 +25,65 @@ import (
 const (
 	clusterAPIModule    = "sigs.k8s.io/cluster-api"
 	clusterAPIAPIModule = "sigs.k8s.io/cluster-api/api"
-	// clusterAPIMachineCRDPath is where the Machine CRD lives in the root module (v1.14).
-	clusterAPIMachineCRDPath = "core/config/crd/bases/cluster.x-k8s.io_machines.yaml"
+	// clusterAPICRDDir is where the core CRDs live in the root module (v1.14).
+	clusterAPICRDDir = "core/config/crd/bases"
 )
 
-// MachineCRD returns Cluster API's Machine CRD (machines.cluster.x-k8s.io) at the
-// version of clusterAPIAPIModule that root's go.mod requires, downloading the root module
-// through the Go module proxy when the module cache does not have it yet.
+// MachineCRD returns Cluster API's Machine CRD; see CRDs.
 func MachineCRD(root string) (*apiextensionsv1.CustomResourceDefinition, error) {
-	version, err := goCommand(root, "list", "-m", "-f", "{{.Version}}", clusterAPIAPIModule)
+	crds, err := CRDs(root, "machines")
 	if err != nil {
 		return nil, err
 	}
-	out, err := goCommand(root, "mod", "download", "-json", clusterAPIModule+"@"+version)
+	return crds[0], nil
+}
+
+// CRDs returns Cluster API's CRDs of the given cluster.x-k8s.io resources (e.g. "machines",
+// "clusters", "machinedeployments"), in that order, as MachineCRD finds them.
+func CRDs(root string, resources ...string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	dir, err := crdDir(root)
 	if err != nil {
 		return nil, err
+	}
+	crds, err := embedded.LoadCRDs(os.DirFS(dir))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(resources))
+	for _, r := range resources {
+		name := r + ".cluster.x-k8s.io"
+		i := slices.IndexFunc(crds, func(c *apiextensionsv1.CustomResourceDefinition) bool { return c.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("no CRD %s in %s", name, dir)
+		}
+		out = append(out, crds[i])
+	}
+	return out, nil
+}
+
+// crdDir returns the directory of Cluster API's CRDs (machines.cluster.x-k8s.io) at the
+// version of clusterAPIAPIModule that root's go.mod requires, downloading the root module
+// through the Go module proxy when the module cache does not have it yet.
+func crdDir(root string) (string, error) {
+	version, err := goCommand(root, "list", "-m", "-f", "{{.Version}}", clusterAPIAPIModule)
+	if err != nil {
+		return "", err
+	}
+	out, err := goCommand(root, "mod", "download", "-json", clusterAPIModule+"@"+version)
+	if err != nil {
+		return "", err
 	}
 	var module struct {
 		Dir   string
 		Error string
 	}
 	if err := json.Unmarshal([]byte(out), &module); err != nil {
-		return nil, fmt.Errorf("cannot read `go mod download -json %s@%s`: %w", clusterAPIModule, version, err)
+		return "", fmt.Errorf("cannot read `go mod download -json %s@%s`: %w", clusterAPIModule, version, err)
 	}
 	if module.Error != "" || module.Dir == "" {
-		return nil, fmt.Errorf("cannot download %s@%s: %s", clusterAPIModule, version, module.Error)
+		return "", fmt.Errorf("cannot download %s@%s: %s", clusterAPIModule, version, module.Error)
 	}
-	path := filepath.Join(module.Dir, filepath.FromSlash(clusterAPIMachineCRDPath))
-	crds, err := embedded.LoadCRDs(os.DirFS(filepath.Dir(path)))
-	if err != nil {
-		return nil, err
-	}
-	for _, crd := range crds {
-		if crd.Name == "machines.cluster.x-k8s.io" {
-			return crd, nil
-		}
-	}
-	return nil, fmt.Errorf("no CRD machines.cluster.x-k8s.io in %s", path)
+	return filepath.Join(module.Dir, filepath.FromSlash(clusterAPICRDDir)), nil
 }
 
 // goCommand runs `go args...` in dir and returns its standard output, trimmed.
