@@ -54,3 +54,23 @@ func TestWrittenStatuses(t *testing.T) {
 		t.Errorf("forgotten, got %v", got)
 	}
 }
+
+// TestLastWritesWhileAnotherWriterRaces: another writer (Cluster API) writes between our read
+// and our write: the cache then shows its version, older than the one our write produced but
+// one we did not write from. Our value must still be what the reconcile compares with, or it
+// sends the same patch again (issue 25: 3-6 identical patches per run).
+func TestLastWritesWhileAnotherWriterRaces(t *testing.T) {
+	var w lastWrites[string]
+	key := keyOf(&v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m"}})
+	w.put(key, "100", "102", "Create Successful") // read at 100; Cluster API wrote 101; ours is 102
+	if got, ok := w.get(key, "101"); !ok || got != "Create Successful" {
+		t.Errorf("cache at 101 (another writer's, before ours): get = %q, %v; want our value", got, ok)
+	}
+	if _, ok := w.get(key, "102"); ok {
+		t.Errorf("cache at 102 (ours): still remembered, want the cache alone to decide")
+	}
+	w.put(key, "200", "202", "Delete Processing")
+	if _, ok := w.get(key, "203"); ok {
+		t.Errorf("cache at 203 (after ours): still remembered, want the cache alone to decide")
+	}
+}

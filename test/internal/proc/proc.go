@@ -110,6 +110,15 @@ func (p *Process) Stop(grace time.Duration) {
 	_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
 }
 
+// Log returns the process's whole log so far.
+func (p *Process) Log() string {
+	b, err := os.ReadFile(p.LogPath)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
 // Tail returns the last n lines of the process's log, for error messages.
 func (p *Process) Tail(n int) string {
 	b, err := os.ReadFile(p.LogPath)
