@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -26,16 +27,41 @@ import (
 // is taken from the Machine's conditions or, for a change no lastTransitionTime dates, from now
 // (e.g. the reconcile's instant), never from the wall clock (see LastOperation).
 //
+// A Delete carries a reason, why Cluster API deletes the Machine (DeletionCause, with
+// clusterDeleting telling whether its Cluster is being deleted), read when the deletion starts
+// and kept from previous after that; the description names it.
+//
 // Where the phase differs from Cluster API's own status.phase, and why, is listed in
 // docs/clusterapi.md. A nil m gives Pending and nil.
-func ClusterAPIMachineStatus(m *clusterv1.Machine, previous *v1alpha1.LastOperation, now time.Time) (v1alpha1.MachinePhase, *v1alpha1.LastOperation) {
+func ClusterAPIMachineStatus(m *clusterv1.Machine, previous *v1alpha1.LastOperation, clusterDeleting bool, now time.Time) (v1alpha1.MachinePhase, *v1alpha1.LastOperation) {
 	view := MachineFromClusterAPI(m, previous)
 	if view == nil {
 		return v1alpha1.MachinePhasePending, nil
 	}
+	op := LastOperation(view, now)
+	if op.Type == v1alpha1.MachineOperationDelete {
+		// The cause is read once, when the deletion starts, and kept.
+		op.Reason = DeletionCause(m, clusterDeleting)
+		if previous != nil && previous.Type == v1alpha1.MachineOperationDelete {
+			op.Reason = previous.Reason
+		}
+		op.Description = withCause(op.Description, op.Reason)
+	}
 	// As Summarize does: the phase's Unknown row reads the lastOperation just computed.
-	view.Status.LastOperation = LastOperation(view, now)
-	return Phase(view), view.Status.LastOperation
+	view.Status.LastOperation = op
+	return Phase(view), op
+}
+
+// withCause puts the text of a deletion's reason after the leading words of its description,
+// e.g. "Deletion in progress (replaced by a rollout): Drain not completed yet".
+func withCause(description string, r v1alpha1.MachineOperationReason) string {
+	text := ReasonText(r)
+	for _, lead := range []string{descDeleting, descDeletedLead, descDeleteFailed} {
+		if text != "" && strings.HasPrefix(description, lead) {
+			return conditions.TruncateTo(lead+" ("+text+")"+description[len(lead):], maxDescriptionBytes)
+		}
+	}
+	return description
 }
 
 // MachineFromClusterAPI returns a machinestatus Machine that says what m says, in the

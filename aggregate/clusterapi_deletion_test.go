@@ -36,13 +36,13 @@ func TestClusterAPIDeletionSaysWhy(t *testing.T) {
 		want  string // the description's opening, up to its first ": "
 	}{
 		{"nothing says why: requested", []metav1.Condition{drain}, nil, "Deletion in progress (requested)"},
-		{"not up to date: a rollout replaces it", []metav1.Condition{drain, notUpToDate}, nil, "Deletion in progress (rollout: not up to date)"},
+		{"not up to date: a rollout replaces it", []metav1.Condition{drain, notUpToDate}, nil, "Deletion in progress (replaced by a rollout)"},
 		{"the delete-machine annotation: marked for deletion", []metav1.Condition{drain, notUpToDate},
 			[]func(*clusterv1.Machine){annotate(clusterv1.DeleteMachineAnnotation)}, "Deletion in progress (marked for deletion)"},
 		{"remediation after NodeStartupTimeout", []metav1.Condition{drain, notUpToDate, startupTimeout, ownerRemediated}, nil,
-			"Deletion in progress (remediation: health check failed, NodeStartupTimeout)"},
+			"Deletion in progress (remediation after NodeStartupTimeout)"},
 		{"remediation after UnhealthyNode", []metav1.Condition{drain, unhealthyNode, ownerRemediated}, nil,
-			"Deletion in progress (remediation: health check failed, UnhealthyNode)"},
+			"Deletion in progress (remediation after UnhealthyNode)"},
 		{"owner remediates, the health check passed meanwhile", []metav1.Condition{drain, ownerRemediated}, nil,
 			"Deletion in progress (remediation)"},
 		{"the remediate-machine annotation", []metav1.Condition{drain},
@@ -51,7 +51,7 @@ func TestClusterAPIDeletionSaysWhy(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := capiMachine(tc.conds, append([]func(*clusterv1.Machine){bootstrapDataSecretCreated, infrastructureProvisioned, withProviderID, withNodeRef, deleting}, tc.edits...)...)
-			_, op := aggregate.ClusterAPIMachineStatus(m, createdOp(), time.Time{})
+			_, op := aggregate.ClusterAPIMachineStatus(m, createdOp(), false, time.Time{})
 			if got, _, _ := strings.Cut(op.Description, ": "); got != tc.want {
 				t.Errorf("description %q, want it to open with %q", op.Description, tc.want)
 			}
@@ -59,7 +59,7 @@ func TestClusterAPIDeletionSaysWhy(t *testing.T) {
 			later := m.DeepCopy()
 			later.Status.Conditions = []metav1.Condition{capiCond(clusterv1.MachineDeletingCondition, T, clusterv1.MachineDeletingWaitingForInfrastructureDeletionReason, "Waiting for SimMachine to be deleted", 70)}
 			later.Annotations = nil
-			_, again := aggregate.ClusterAPIMachineStatus(later, op, time.Time{})
+			_, again := aggregate.ClusterAPIMachineStatus(later, op, false, time.Time{})
 			if got, _, _ := strings.Cut(again.Description, ": "); got != tc.want {
 				t.Errorf("later in the deletion: description %q, want it to open with %q", again.Description, tc.want)
 			}

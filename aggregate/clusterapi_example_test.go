@@ -42,7 +42,7 @@ func ExampleClusterAPIMachineStatus() {
 	if err != nil {
 		previous = nil // unreadable: start again from the conditions
 	}
-	phase, op := aggregate.ClusterAPIMachineStatus(m, previous, time.Time{})
+	phase, op := aggregate.ClusterAPIMachineStatus(m, previous, false, time.Time{})
 	changed, _ := aggregate.SetLastOperationAnnotation(m, op)
 	fmt.Println(phase, op.Type, op.State, op.LastUpdated.UTC().Format(time.RFC3339), changed)
 
@@ -50,14 +50,14 @@ func ExampleClusterAPIMachineStatus() {
 	m.Status.Conditions[0] = metav1.Condition{Type: "NodeReady", Status: metav1.ConditionUnknown,
 		Reason: "NodeReadyUnknown", Message: "* Node.Ready: Kubelet stopped posting node status.", LastTransitionTime: at(30)}
 	previous, _ = aggregate.LastOperationFromAnnotations(m.Annotations)
-	phase, op = aggregate.ClusterAPIMachineStatus(m, previous, time.Time{})
+	phase, op = aggregate.ClusterAPIMachineStatus(m, previous, false, time.Time{})
 	changed, _ = aggregate.SetLastOperationAnnotation(m, op)
 	fmt.Println(phase, op.Type, op.State, op.LastUpdated.UTC().Format(time.RFC3339), changed)
 	fmt.Println(op.Description)
 
 	// Nothing changed since: nothing to write.
 	previous, _ = aggregate.LastOperationFromAnnotations(m.Annotations)
-	_, op = aggregate.ClusterAPIMachineStatus(m, previous, time.Time{})
+	_, op = aggregate.ClusterAPIMachineStatus(m, previous, false, time.Time{})
 	changed, _ = aggregate.SetLastOperationAnnotation(m, op)
 	fmt.Println(changed)
 

@@ -83,7 +83,7 @@ func TestClusterAPIFlagsReadWithConditions(t *testing.T) {
 				}
 				return string(c.Status) + "/" + c.Reason
 			}
-			phase, op := aggregate.ClusterAPIMachineStatus(tc.m, tc.previous, capiT0.Add(time.Hour))
+			phase, op := aggregate.ClusterAPIMachineStatus(tc.m, tc.previous, false, capiT0.Add(time.Hour))
 			got := result{statusOf(v1alpha1.MachineInfrastructureReadyCondition), statusOf(v1alpha1.MachineBootstrapConfigReadyCondition),
 				string(conditions.Get(view, v1alpha1.MachineReadyCondition).Status), phase, string(op.Type) + "/" + string(op.State)}
 			if d := cmp.Diff(tc.want, got); d != "" {

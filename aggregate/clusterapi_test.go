@@ -74,9 +74,9 @@ var (
 		m.Status.Initialization.BootstrapDataSecretCreated = ptr.To(true)
 		m.Spec.Bootstrap.DataSecretName = ptr.To("secret-data")
 	}
-	infrastructureProvisioned  = func(m *clusterv1.Machine) { m.Status.Initialization.InfrastructureProvisioned = ptr.To(true) }
-	withProviderID             = func(m *clusterv1.Machine) { m.Spec.ProviderID = "test://abc123" }
-	withNodeRef                = func(m *clusterv1.Machine) {
+	infrastructureProvisioned = func(m *clusterv1.Machine) { m.Status.Initialization.InfrastructureProvisioned = ptr.To(true) }
+	withProviderID            = func(m *clusterv1.Machine) { m.Spec.ProviderID = "test://abc123" }
+	withNodeRef               = func(m *clusterv1.Machine) {
 		m.Status.NodeRef = clusterv1.MachineNodeReference{Name: "machine-test-node-x7k2p"}
 	}
 	withDataSecretName = func(m *clusterv1.Machine) {
@@ -502,7 +502,7 @@ func clusterAPIPhaseCases() []clusterAPIPhaseCase {
 			previous:  createdOp(),
 			capiPhase: clusterv1.MachinePhaseRunning,
 			wantPhase: v1alpha1.MachinePhaseDeleting, wantType: v1alpha1.MachineOperationDelete, wantState: v1alpha1.MachineOperationStateProcessing,
-			wantDescription: "Deletion in progress",
+			wantDescription: "Deletion in progress (requested)",
 			disagreement:    whyDeletingOnRequest,
 		},
 		{
@@ -526,7 +526,7 @@ func TestClusterAPIMachineStatusAgainstClusterAPIPhases(t *testing.T) {
 	}
 	for _, tc := range clusterAPIPhaseCases() {
 		t.Run(tc.source+"/"+tc.name, func(t *testing.T) {
-			phase, op := aggregate.ClusterAPIMachineStatus(tc.machine, tc.previous, time.Time{})
+			phase, op := aggregate.ClusterAPIMachineStatus(tc.machine, tc.previous, false, time.Time{})
 			if phase != tc.wantPhase {
 				t.Errorf("phase = %s, want %s (Cluster API: %s)", phase, tc.wantPhase, tc.capiPhase)
 			}
@@ -558,18 +558,18 @@ func TestClusterAPIMachineStatusIsPure(t *testing.T) {
 	for _, tc := range clusterAPIPhaseCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			machine, previous := tc.machine.DeepCopy(), tc.previous.DeepCopy()
-			phase, op := aggregate.ClusterAPIMachineStatus(tc.machine, tc.previous, time.Time{})
+			phase, op := aggregate.ClusterAPIMachineStatus(tc.machine, tc.previous, false, time.Time{})
 			if diff := cmp.Diff(machine, tc.machine); diff != "" {
 				t.Errorf("ClusterAPIMachineStatus modified the Machine (-before +after):\n%s", diff)
 			}
 			if diff := cmp.Diff(previous, tc.previous); diff != "" {
 				t.Errorf("ClusterAPIMachineStatus modified previous (-before +after):\n%s", diff)
 			}
-			phase2, op2 := aggregate.ClusterAPIMachineStatus(tc.machine, tc.previous, time.Time{})
+			phase2, op2 := aggregate.ClusterAPIMachineStatus(tc.machine, tc.previous, false, time.Time{})
 			if phase2 != phase || !equality.Semantic.DeepEqual(op2, op) {
 				t.Errorf("second call = %s %+v, first = %s %+v", phase2, op2, phase, op)
 			}
-			fixedPhase, fixedOp := aggregate.ClusterAPIMachineStatus(tc.machine, op, time.Time{})
+			fixedPhase, fixedOp := aggregate.ClusterAPIMachineStatus(tc.machine, op, false, time.Time{})
 			if fixedPhase != phase || !equality.Semantic.DeepEqual(fixedOp, op) {
 				t.Errorf("not a fixed point: with its own result as previous = %s %+v, want %s %+v", fixedPhase, fixedOp, phase, op)
 			}
@@ -607,7 +607,7 @@ func TestMachineFromClusterAPINeverReadsMissingAsTrue(t *testing.T) {
 					t.Errorf("without Cluster API's %s (flags %v), the view has %s=True", missing, withFlags, c.Type)
 				}
 			}
-			if phase, _ := aggregate.ClusterAPIMachineStatus(m, createdOp(), time.Time{}); missing == v1alpha1.MachineNodeReadyCondition &&
+			if phase, _ := aggregate.ClusterAPIMachineStatus(m, createdOp(), false, time.Time{}); missing == v1alpha1.MachineNodeReadyCondition &&
 				phase == v1alpha1.MachinePhaseRunning {
 				t.Errorf("without NodeReady (flags %v) the phase is Running", withFlags)
 			}
@@ -677,7 +677,7 @@ func TestMachineFromClusterAPI(t *testing.T) {
 	if aggregate.MachineFromClusterAPI(nil, previous) != nil {
 		t.Error("MachineFromClusterAPI(nil) is not nil")
 	}
-	if phase, op := aggregate.ClusterAPIMachineStatus(nil, previous, time.Time{}); phase != v1alpha1.MachinePhasePending || op != nil {
+	if phase, op := aggregate.ClusterAPIMachineStatus(nil, previous, false, time.Time{}); phase != v1alpha1.MachinePhasePending || op != nil {
 		t.Errorf("ClusterAPIMachineStatus(nil) = %s, %+v; want Pending, nil", phase, op)
 	}
 }
@@ -733,7 +733,8 @@ func TestLastOperationAnnotation(t *testing.T) {
 	if len(shared) != 1 {
 		t.Errorf("SetLastOperationAnnotation modified the object's former annotation map: %v", shared)
 	}
-	wantValue := `{"type":"Create","state":"Successful","description":"Created: the Node is Ready","lastUpdated":"2026-01-01T00:05:00Z"}`
+	// What a later reader cannot derive is kept; the description is derived when read.
+	wantValue := `{"type":"Create","state":"Successful","lastUpdated":"2026-01-01T00:05:00Z"}`
 	if got := m.Annotations[aggregate.LastOperationAnnotation]; got != wantValue {
 		t.Errorf("annotation = %s, want %s", got, wantValue)
 	}
@@ -741,8 +742,26 @@ func TestLastOperationAnnotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := createdOp(); !equality.Semantic.DeepEqual(got, want) {
-		t.Errorf("read back %+v, want %+v", got, want)
+	if want := createdOp(); !aggregate.SameKeptOperation(got, want) || got.Description != "" {
+		t.Errorf("read back %+v, want %+v without its description", got, want)
+	}
+	// A value written before, with a description, is read as it is and not rewritten just to
+	// drop it.
+	old := `{"type":"Create","state":"Successful","description":"Created: the Node is Ready","lastUpdated":"2026-01-01T00:05:00Z"}`
+	before := &clusterv1.Machine{}
+	before.Annotations = map[string]string{aggregate.LastOperationAnnotation: old}
+	if read, err := aggregate.LastOperationFromAnnotations(before.Annotations); err != nil || !equality.Semantic.DeepEqual(read, createdOp()) {
+		t.Errorf("the former format read as %+v, %v; want %+v", read, err, createdOp())
+	}
+	if changed, err := aggregate.SetLastOperationAnnotation(before, createdOp()); changed || err != nil || before.Annotations[aggregate.LastOperationAnnotation] != old {
+		t.Errorf("the former format rewritten (%v, %v): %s", changed, err, before.Annotations[aggregate.LastOperationAnnotation])
+	}
+	// A Delete keeps its reason.
+	deleting := &v1alpha1.LastOperation{Type: v1alpha1.MachineOperationDelete, State: v1alpha1.MachineOperationStateProcessing,
+		Reason: v1alpha1.RolloutReason, Description: "Deletion in progress (replaced by a rollout)", LastUpdated: capiAt(9)}
+	if value, err := aggregate.LastOperationAnnotationValue(deleting); err != nil ||
+		value != `{"type":"Delete","state":"Processing","reason":"Rollout","lastUpdated":"2026-01-01T00:09:00Z"}` {
+		t.Errorf("LastOperationAnnotationValue(Delete) = %s, %v", value, err)
 	}
 	if changed, err := aggregate.SetLastOperationAnnotation(m, got); changed || err != nil {
 		t.Errorf("writing the same lastOperation again = %v, %v; want false, nil", changed, err)
@@ -758,7 +777,7 @@ func TestLastOperationAnnotation(t *testing.T) {
 	}
 
 	for _, bad := range []string{`not json`, `{"type":"Reboot","state":"Processing","lastUpdated":null}`,
-		`{"type":"Create","state":"Stuck","lastUpdated":null}`} {
+		`{"type":"Create","state":"Stuck","lastUpdated":null}`, `{"type":"Delete","state":"Processing","reason":"Bored","lastUpdated":null}`} {
 		if op, err := aggregate.LastOperationFromAnnotations(map[string]string{aggregate.LastOperationAnnotation: bad}); err == nil {
 			t.Errorf("LastOperationFromAnnotations(%s) = %+v, want an error", bad, op)
 		}
@@ -808,7 +827,7 @@ func TestClusterAPIMachineLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		phase, op := aggregate.ClusterAPIMachineStatus(s.machine, previous, time.Time{})
+		phase, op := aggregate.ClusterAPIMachineStatus(s.machine, previous, false, time.Time{})
 		if got := string(op.Type) + " " + string(op.State); phase != s.wantPhase || got != s.wantOp {
 			t.Errorf("%s: %s, %s (%s); want %s, %s", s.name, phase, got, op.Description, s.wantPhase, s.wantOp)
 		}

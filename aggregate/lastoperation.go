@@ -40,7 +40,9 @@ const (
 	descTerminalFailure          = "Terminal failure"
 	descHealthy                  = "Node is Ready and healthy again"
 	descDeleting                 = "Deletion in progress"
-	descDeleted                  = "Deletion completed: the Node and the infrastructure are gone"
+	descDeletedLead              = "Deletion completed"
+	descDeleted                  = descDeletedLead + ": the Node and the infrastructure are gone"
+	descDeletedNoNode            = descDeletedLead + ": the infrastructure is gone"
 	descDeleteFailed             = "Deletion failed"
 	descDrainFailed              = "Drain failed"
 )
@@ -132,7 +134,11 @@ func lastOperation(m *v1alpha1.Machine, now time.Time) *v1alpha1.LastOperation {
 		deleting := get(v1alpha1.MachineDeletingCondition)
 		d.created = *m.DeletionTimestamp
 		if hasReason(deleting, v1alpha1.MachineDeletingDeletionCompletedReason) {
-			return d.nextByReason(v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateSuccessful, descDeleted)
+			desc := descDeleted
+			if m.Status.NodeRef == nil {
+				desc = descDeletedNoNode // it never had a Node
+			}
+			return d.nextByReason(v1alpha1.MachineOperationDelete, v1alpha1.MachineOperationStateSuccessful, desc)
 		}
 		if !isTrue(deleting) {
 			// Requested, not started: a Deleting condition that is not True (Cluster API's
@@ -154,7 +160,7 @@ func lastOperation(m *v1alpha1.Machine, now time.Time) *v1alpha1.LastOperation {
 			// Created: continue with rules 3 to 6 as if this were the previous value.
 			d.prev = d.next(v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful, descCreated, nodeReady)
 		case signal != nil:
-			return d.failed(v1alpha1.MachineOperationCreate, descCreationFailed+": "+describe(&signal.condition), signal)
+			return d.failed(v1alpha1.MachineOperationCreate, descCreationFailed+": "+describeSignal(&signal.condition), signal)
 		default:
 			return d.next(v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing, createStep(m), nil)
 		}
@@ -167,7 +173,7 @@ func lastOperation(m *v1alpha1.Machine, now time.Time) *v1alpha1.LastOperation {
 		}
 		desc := descTerminalFailure + ": " + describe(&signal.condition)
 		if signal.condition.Type == v1alpha1.MachineHealthCheckSucceededCondition {
-			desc = withDetail(descHealthCheckFailed, &signal.condition)
+			desc = describeSignal(&signal.condition)
 		}
 		return d.failed(v1alpha1.MachineOperationHealthCheck, desc, signal)
 	}
@@ -186,7 +192,8 @@ func lastOperation(m *v1alpha1.Machine, now time.Time) *v1alpha1.LastOperation {
 		return d.next(v1alpha1.MachineOperationDrainNode, v1alpha1.MachineOperationStateProcessing, withDetail(descDraining, draining), draining)
 	case !isTrue(nodeReady):
 		desc := descNodeNotReady + ": " + detailOrMissing(nodeReady)
-		if healthCheck != nil {
+		if healthCheck != nil && (healthCheck.Status != metav1.ConditionTrue || healthCheck.Message != "") {
+			// A health check that has not failed and says nothing more is not news.
 			desc += "; " + descHealthCheck + ": " + detail(healthCheck)
 		}
 		return d.next(v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateProcessing, desc, nodeReady)
@@ -205,7 +212,19 @@ func lastOperation(m *v1alpha1.Machine, now time.Time) *v1alpha1.LastOperation {
 		}
 	}
 
-	// Rule 6: nothing new.
+	// Rule 6: nothing new. A previous value read from an annotation has no description (it is
+	// not kept): the one its result gives.
+	if d.prev.Description == "" {
+		kept := *d.prev
+		kept.Description = map[v1alpha1.MachineOperationType]string{
+			v1alpha1.MachineOperationCreate: descCreated, v1alpha1.MachineOperationUpdate: descUpdated,
+			v1alpha1.MachineOperationDrainNode: descDrained, v1alpha1.MachineOperationHealthCheck: descHealthy,
+		}[kept.Type]
+		if kept.State != v1alpha1.MachineOperationStateSuccessful {
+			kept.Description = ""
+		}
+		return &kept
+	}
 	return d.prev
 }
 
@@ -370,6 +389,24 @@ func detailOrMissing(c *metav1.Condition) string {
 		return "not yet reported"
 	}
 	return detail(c)
+}
+
+// describeSignal is what a description says of a terminal signal: a failed health check as
+// "Health check failed (<reason>): <its message, without a leading "Health check failed">", any
+// other as describe says.
+func describeSignal(c *metav1.Condition) string {
+	if c.Type != v1alpha1.MachineHealthCheckSucceededCondition {
+		return describe(c)
+	}
+	s := descHealthCheckFailed + " (" + c.Reason + ")"
+	d := detail(c)
+	if len(d) >= len(descHealthCheckFailed) && strings.EqualFold(d[:len(descHealthCheckFailed)], descHealthCheckFailed) {
+		d = strings.TrimLeft(d[len(descHealthCheckFailed):], " :")
+	}
+	if c.Message == "" || d == "" {
+		return s
+	}
+	return s + ": " + d
 }
 
 // describe is detail(c) prefixed with the condition's type, status and reason.

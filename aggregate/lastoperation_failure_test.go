@@ -81,7 +81,7 @@ func TestLastOperationFailures(t *testing.T) {
 				cond(infraReady, T, v1alpha1.MachineInfrastructureProvisionedReason, 5),
 				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckNodeStartupTimeoutReason, 20, "no Node within 600s"),
 			), prevOp(create, processing, "Waiting for the Node to become Ready", 0)),
-			want:  op(create, failed, "Creation failed: HealthCheckSucceeded is False (NodeStartupTimeout): no Node within 600s", 20),
+			want:  op(create, failed, "Creation failed: Health check failed (NodeStartupTimeout): no Node within 600s", 20),
 			phase: v1alpha1.MachinePhaseFailed,
 		},
 
@@ -92,7 +92,7 @@ func TestLastOperationFailures(t *testing.T) {
 				cond(nodeReady, F, v1alpha1.MachineNodeNotReadyReason, 25),
 				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckUnhealthyNodeReason, 30, "Node Ready=False for more than 300s"),
 			), prevOp(healthCheck, processing, "Node is not Ready", 25)),
-			want:  op(healthCheck, failed, "Health check failed: Node Ready=False for more than 300s", 30),
+			want:  op(healthCheck, failed, "Health check failed (UnhealthyNode): Node Ready=False for more than 300s", 30),
 			phase: v1alpha1.MachinePhaseFailed,
 		},
 		{
@@ -199,7 +199,7 @@ func TestLastOperationFailures(t *testing.T) {
 				cond(infraReady, F, v1alpha1.MachineInfrastructureFailedReason, 52, auth),
 				cond(deleting, T, v1alpha1.MachineDeletingDeletionCompletedReason, 51),
 			), deleted(50), prevOp(deleteOp, failed, "Deletion failed", 900)),
-			want:  op(deleteOp, successful, "Deletion completed: the Node and the infrastructure are gone", observed),
+			want:  op(deleteOp, successful, "Deletion completed: the infrastructure is gone", observed),
 			phase: v1alpha1.MachinePhaseDeleted,
 		},
 	}

@@ -54,7 +54,7 @@ func TestLastOperation(t *testing.T) {
 			m: machine(conds(
 				cond(deleting, T, v1alpha1.MachineDeletingDeletionCompletedReason, 51),
 			), deleted(50), prevOp(deleteOp, processing, "Deletion in progress", 51)),
-			want: op(deleteOp, successful, "Deletion completed: the Node and the infrastructure are gone", observed),
+			want: op(deleteOp, successful, "Deletion completed: the infrastructure is gone", observed),
 		},
 
 		{
@@ -81,7 +81,7 @@ func TestLastOperation(t *testing.T) {
 				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckUnhealthyNodeReason, 31, "Health check failed: Node NotReady for more than 10s"),
 				cond(nodeReady, F, v1alpha1.MachineNodeNotReadyReason, 30),
 			), registered),
-			want: op(healthCheck, failed, "Health check failed: Node NotReady for more than 10s", 31),
+			want: op(healthCheck, failed, "Health check failed (UnhealthyNode): Node NotReady for more than 10s", 31),
 		},
 		{
 			name: "2 without history, a registered Node since deleted was created: HealthCheck Processing",
@@ -121,7 +121,7 @@ func TestLastOperation(t *testing.T) {
 				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckNodeStartupTimeoutReason, 13),
 				cond(nodeReady, U, v1alpha1.MachineNodeReadyUnknownReason, 12),
 			), registered),
-			want: op(create, failed, "Creation failed: HealthCheckSucceeded is False (NodeStartupTimeout)", 13),
+			want: op(create, failed, "Creation failed: Health check failed (NodeStartupTimeout)", 13),
 		},
 		{
 			name: "2 with a Create in progress, a failed health check is a failed creation",
@@ -129,7 +129,7 @@ func TestLastOperation(t *testing.T) {
 				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckUnhealthyNodeReason, 31),
 				cond(nodeReady, F, v1alpha1.MachineNodeNotReadyReason, 3),
 			), registered, prevOp(create, processing, "Waiting for the Node to become Ready", 0)),
-			want: op(create, failed, "Creation failed: HealthCheckSucceeded is False (UnhealthyNode)", 31),
+			want: op(create, failed, "Creation failed: Health check failed (UnhealthyNode)", 31),
 		},
 		{
 			name: "2 Create Processing waits for bootstrap data first",
@@ -225,7 +225,7 @@ func TestLastOperation(t *testing.T) {
 				nodeOK,
 				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckUnhealthyNodeReason, 14, "DiskPressure=True for 30m"),
 			)),
-			want: op(healthCheck, failed, "Health check failed: DiskPressure=True for 30m", 14),
+			want: op(healthCheck, failed, "Health check failed (UnhealthyNode): DiskPressure=True for 30m", 14),
 		},
 
 		// Rule 3: terminal signal.
@@ -235,7 +235,7 @@ func TestLastOperation(t *testing.T) {
 				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckUnhealthyNodeReason, 30, "Node Ready=Unknown for more than 5m"),
 				cond(nodeReady, U, v1alpha1.MachineNodeReadyUnknownReason, 25),
 			), created),
-			want: op(healthCheck, failed, "Health check failed: Node Ready=Unknown for more than 5m", 30),
+			want: op(healthCheck, failed, "Health check failed (UnhealthyNode): Node Ready=Unknown for more than 5m", 30),
 		},
 		{
 			name: "3 HealthCheck Failed does not repeat a message's own \"Health check failed\"",
@@ -243,7 +243,7 @@ func TestLastOperation(t *testing.T) {
 				cond(hcSucceeded, F, "UnhealthyNode", 30, "Health check failed: Condition Ready on Node n was Unknown for more than 5m0s"),
 				cond(nodeReady, U, v1alpha1.MachineNodeReadyUnknownReason, 25),
 			), created),
-			want: op(healthCheck, failed, "Health check failed: Condition Ready on Node n was Unknown for more than 5m0s", 30),
+			want: op(healthCheck, failed, "Health check failed (UnhealthyNode): Condition Ready on Node n was Unknown for more than 5m0s", 30),
 		},
 		{
 			name: "3 HealthCheck Failed: a message that is the phrase alone, in any case, is not repeated",
@@ -251,7 +251,7 @@ func TestLastOperation(t *testing.T) {
 				cond(hcSucceeded, F, "UnhealthyNode", 30, "health check failed"),
 				cond(nodeReady, U, v1alpha1.MachineNodeReadyUnknownReason, 25),
 			), created),
-			want: op(healthCheck, failed, "health check failed", 30),
+			want: op(healthCheck, failed, "Health check failed (UnhealthyNode)", 30),
 		},
 		{
 			name: "3 HealthCheck Failed from a terminal reason after creation",
@@ -286,14 +286,14 @@ func TestLastOperation(t *testing.T) {
 				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckNodeDeletedReason, 33),
 				cond(updating, T, v1alpha1.MachineUpdatingKubeletVersionReason, 20),
 			), created),
-			want: op(healthCheck, failed, "Health check failed: NodeDeleted", 33),
+			want: op(healthCheck, failed, "Health check failed (NodeDeleted)", 33),
 		},
 		{
 			name: "3 same type and state keep the previous lastUpdated",
 			m: machine(conds(
 				cond(hcSucceeded, F, v1alpha1.MachineHealthCheckUnhealthyNodeReason, 30, "new message"),
 			), prevOp(healthCheck, failed, "Health check failed: old message", 29)),
-			want: op(healthCheck, failed, "Health check failed: new message", 29),
+			want: op(healthCheck, failed, "Health check failed (UnhealthyNode): new message", 29),
 		},
 
 		// Rule 4: an operation in progress.

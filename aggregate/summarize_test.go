@@ -139,7 +139,7 @@ func TestSummarize(t *testing.T) {
 			wantReady: ready(F, conditions.IssueReportedReason,
 				"HealthCheckSucceeded: Node Ready=Unknown for more than 5m; NodeHealthy: NodeHealthUnknown; NodeReady: Kubelet stopped posting node status."),
 			wantPhase: v1alpha1.MachinePhaseFailed,
-			wantOp:    op(healthCheck, failed, "Health check failed: Node Ready=Unknown for more than 5m", 35),
+			wantOp:    op(healthCheck, failed, "Health check failed (UnhealthyNode): Node Ready=Unknown for more than 5m", 35),
 		},
 	}
 	for _, tt := range tests {

@@ -114,7 +114,7 @@ func summaryMessage(issues, unknowns []summaryEntry) string {
 	byType := func(a, b summaryEntry) int { return Compare(a.t, b.t) }
 	slices.SortFunc(issues, byType)
 	slices.SortFunc(unknowns, byType)
-	entries := append(issues, unknowns...)
+	entries := slices.Concat(issues, unknowns)
 	var items []string
 	for _, e := range entries[:min(len(entries), maxSummaryItems)] {
 		items = append(items, summaryItem(e.t, e.c))

@@ -6,13 +6,13 @@ import "slices"
 type When string
 
 const (
-	// Never: the rule does not apply.
+	// Never means the rule does not apply.
 	Never When = ""
-	// Always: the rule applies to every Machine.
+	// Always means the rule applies to every Machine.
 	Always When = "Always"
-	// WithBootstrap: the rule applies when spec.bootstrap is set.
+	// WithBootstrap means the rule applies when spec.bootstrap is set.
 	WithBootstrap When = "WithBootstrap"
-	// WithVersion: the rule applies when spec.version is set.
+	// WithVersion means the rule applies when spec.version is set.
 	WithVersion When = "WithVersion"
 )
 
@@ -30,6 +30,7 @@ func (w When) Applies(s *MachineSpec) bool {
 }
 
 // ConditionInfo is one row of the condition catalog: how a condition type is read and written.
+// +kubebuilder:object:generate=false
 type ConditionInfo struct {
 	// Type is the condition type.
 	Type string

@@ -48,6 +48,38 @@ func MachineOperationStates() []MachineOperationState {
 	}
 }
 
+// MachineOperationReason says why an operation happens.
+// +kubebuilder:validation:Enum=DeletionRequested;Rollout;MarkedForDeletion;ClusterDeleted;Remediation;RemediationNodeStartupTimeout;RemediationUnhealthyNode;RemediationUnhealthyMachine;RemediationNodeDeleted;RemediationRequested
+type MachineOperationReason string
+
+// Why a Cluster API Machine is deleted, read from the Machine (and its Cluster) when its deletion
+// starts.
+const (
+	// DeletionRequestedReason: nothing else says why (a user, a scale-down).
+	DeletionRequestedReason MachineOperationReason = "DeletionRequested"
+	// RolloutReason: the Machine was not up to date (UpToDate False): a rollout replaces it.
+	RolloutReason MachineOperationReason = "Rollout"
+	// MarkedForDeletionReason: the Machine carried the cluster.x-k8s.io/delete-machine
+	// annotation (chosen for a scale-down).
+	MarkedForDeletionReason MachineOperationReason = "MarkedForDeletion"
+	// ClusterDeletedReason: the Machine's Cluster is being deleted.
+	ClusterDeletedReason MachineOperationReason = "ClusterDeleted"
+	// RemediationReason: its owner remediates it (OwnerRemediated False) for a reason the
+	// health check does not name.
+	RemediationReason MachineOperationReason = "Remediation"
+	// RemediationNodeStartupTimeoutReason: remediated after no Node registered in time.
+	RemediationNodeStartupTimeoutReason MachineOperationReason = "RemediationNodeStartupTimeout"
+	// RemediationUnhealthyNodeReason: remediated after its Node was unhealthy too long.
+	RemediationUnhealthyNodeReason MachineOperationReason = "RemediationUnhealthyNode"
+	// RemediationUnhealthyMachineReason: remediated after a check of the Machine failed.
+	RemediationUnhealthyMachineReason MachineOperationReason = "RemediationUnhealthyMachine"
+	// RemediationNodeDeletedReason: remediated after its Node was deleted.
+	RemediationNodeDeletedReason MachineOperationReason = "RemediationNodeDeleted"
+	// RemediationRequestedReason: remediated on request (the cluster.x-k8s.io/remediate-machine
+	// annotation).
+	RemediationRequestedReason MachineOperationReason = "RemediationRequested"
+)
+
 // LastOperation is the most recent operation on a Machine, derived by aggregate.LastOperation
 // from the conditions and the previous value.
 type LastOperation struct {
@@ -58,6 +90,11 @@ type LastOperation struct {
 	// state of the operation: Processing, Successful or Failed.
 	// +required
 	State MachineOperationState `json:"state"`
+
+	// reason says why the operation happens, from a fixed list; set for a Delete of a Cluster
+	// API Machine (why it is deleted), empty otherwise.
+	// +optional
+	Reason MachineOperationReason `json:"reason,omitempty"`
 
 	// description says, in one bounded human-readable sentence, what the operation is doing or
 	// why it ended as it did.

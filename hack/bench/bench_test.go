@@ -77,7 +77,7 @@ func BenchmarkClusterAPIMachineStatus(b *testing.B) {
 		m, previous := RunningClusterAPIMachine()
 		b.ReportAllocs()
 		for b.Loop() {
-			if phase, _ := aggregate.ClusterAPIMachineStatus(m, previous, now); phase != v1alpha1.MachinePhaseRunning {
+			if phase, _ := aggregate.ClusterAPIMachineStatus(m, previous, false, now); phase != v1alpha1.MachinePhaseRunning {
 				b.Fatalf("phase %s, want Running", phase)
 			}
 		}
@@ -121,7 +121,7 @@ func TestSameVerdict(t *testing.T) {
 // measures a caller's steady state: the previous lastOperation comes back unchanged.
 func TestRunningClusterAPIMachineIsSteady(t *testing.T) {
 	m, previous := RunningClusterAPIMachine()
-	phase, op := aggregate.ClusterAPIMachineStatus(m, previous, now)
+	phase, op := aggregate.ClusterAPIMachineStatus(m, previous, false, now)
 	if phase != v1alpha1.MachinePhaseRunning || op.Type != previous.Type || op.State != previous.State ||
 		op.Description != previous.Description || !op.LastUpdated.Equal(&previous.LastUpdated) {
 		t.Fatalf("ClusterAPIMachineStatus() = %s, %+v; want Running, %+v", phase, op, previous)

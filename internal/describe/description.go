@@ -82,6 +82,10 @@ const (
 	// LastOperationFromConditions is derived from a Cluster API Machine's conditions alone (no
 	// readable annotation): a registered Node counts as created (aggregate.LastOperation, rule 2).
 	LastOperationFromConditions LastOperationSource = "Conditions"
+	// LastOperationWhileCreating is the Create Processing of a Cluster API Machine without an
+	// annotation: the same with or without history, which managers write only once creation
+	// ends (aggregate.MustKeep).
+	LastOperationWhileCreating LastOperationSource = "Creating"
 )
 
 // Condition is one condition of a Description.
@@ -160,7 +164,11 @@ func describeClusterAPI(m *clusterv1.Machine) (Description, error) {
 	case previous != nil:
 		d.LastOperationSource = LastOperationFromAnnotation
 	}
-	d.Phase, d.LastOperation = aggregate.ClusterAPIMachineStatus(m, previous, time.Time{})
+	d.Phase, d.LastOperation = aggregate.ClusterAPIMachineStatus(m, previous, false, time.Time{})
+	if op := d.LastOperation; previous == nil && err == nil && op != nil &&
+		op.Type == v1alpha1.MachineOperationCreate && op.State == v1alpha1.MachineOperationStateProcessing {
+		d.LastOperationSource = LastOperationWhileCreating
+	}
 
 	gates := make([]v1alpha1.MachineReadinessGate, 0, len(m.Spec.ReadinessGates))
 	for _, g := range m.Spec.ReadinessGates {

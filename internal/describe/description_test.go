@@ -101,7 +101,7 @@ func TestDescribeClusterAPIMachine(t *testing.T) {
 		t.Fatal(err)
 	}
 	// What the library says, read through the same adapter.
-	phase, op := aggregate.ClusterAPIMachineStatus(m, nil, time.Time{})
+	phase, op := aggregate.ClusterAPIMachineStatus(m, nil, false, time.Time{})
 	if d.Phase != phase || !cmp.Equal(d.LastOperation, op) || d.LastOperationSource != LastOperationFromConditions {
 		t.Errorf("phase %s, lastOperation %+v from %s; want %s, %+v from the conditions", d.Phase, d.LastOperation,
 			d.LastOperationSource, phase, op)
@@ -120,7 +120,7 @@ func TestDescribeClusterAPIMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, op := aggregate.ClusterAPIMachineStatus(m, previous, time.Time{}); !cmp.Equal(d.LastOperation, op) || d.LastOperationSource != LastOperationFromAnnotation {
+	if _, op := aggregate.ClusterAPIMachineStatus(m, previous, false, time.Time{}); !cmp.Equal(d.LastOperation, op) || d.LastOperationSource != LastOperationFromAnnotation {
 		t.Errorf("lastOperation %+v from %s, want %+v from the annotation", d.LastOperation, d.LastOperationSource, op)
 	}
 

@@ -59,7 +59,7 @@ func getMachines(t *testing.T) []Machine {
 			},
 		}
 		if history {
-			_, op := aggregate.ClusterAPIMachineStatus(m, nil, time.Time{})
+			_, op := aggregate.ClusterAPIMachineStatus(m, nil, false, time.Time{})
 			if _, err := aggregate.SetLastOperationAnnotation(m, op); err != nil {
 				t.Fatal(err)
 			}

@@ -95,6 +95,8 @@ func writeDescription(b *strings.Builder, d Description, now time.Time) {
 		more(fmt.Sprintf("(derived from the conditions, with the history kept in annotation %s)", aggregate.LastOperationAnnotation))
 	case LastOperationFromConditions:
 		more(fmt.Sprintf("(derived from the conditions alone: no annotation %s keeps its history)", aggregate.LastOperationAnnotation))
+	case LastOperationWhileCreating:
+		more("(derived from the conditions: a Machine being created has no history yet)")
 	}
 	for i, warning := range d.Warnings {
 		if i == 0 {

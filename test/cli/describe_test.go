@@ -139,7 +139,7 @@ func TestDescribeNamespaceJSONAndYAML(t *testing.T) {
 		{ms, "ms-running", msRunning.Status.Phase, "", opString(msRunning.Status.LastOperation), describe.LastOperationFromStatus, 0},
 		// Then Cluster API Machines, by name.
 		{capi, "capi-deleting", v1alpha1.MachinePhaseDeleting, "Deleting", "Delete Processing", describe.LastOperationFromConditions, 2},
-		{capi, "capi-provisioning", v1alpha1.MachinePhaseProvisioning, "Provisioning", "Create Processing", describe.LastOperationFromConditions, 5},
+		{capi, "capi-provisioning", v1alpha1.MachinePhaseProvisioning, "Provisioning", "Create Processing", describe.LastOperationWhileCreating, 5},
 		{capi, "capi-running", v1alpha1.MachinePhaseRunning, "Running", "Create Successful", describe.LastOperationFromConditions, 0},
 		{capi, "capi-unhealthy", v1alpha1.MachinePhaseFailed, "Running", "HealthCheck Failed", describe.LastOperationFromAnnotation, 6},
 	}

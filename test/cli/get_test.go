@@ -100,7 +100,7 @@ func TestGetKubectlPlugin(t *testing.T) {
 	capi := tables[1].project("NAME", "CLUSTER", "PHASE", "CAPI-PHASE", "READY", "LAST-OP", "NODE")
 	node := "ip-10-0-12-34.eu-west-1.compute.internal"
 	if diff := cmp.Diff([]string{
-		"machine.cluster.x-k8s.io/capi-provisioning|prod-eu|Provisioning||False|Create Processing*|",
+		"machine.cluster.x-k8s.io/capi-provisioning|prod-eu|Provisioning||False|Create Processing|",
 		"machine.cluster.x-k8s.io/capi-running|prod-eu|Running||True|Create Successful*|" + node,
 		"machine.cluster.x-k8s.io/capi-unhealthy|prod-eu|Failed|Running|False|HealthCheck Failed|" + node,
 	}, capi); diff != "" {
@@ -131,7 +131,7 @@ func TestGetKubectlPlugin(t *testing.T) {
 			unhealthy = row
 		}
 	}
-	if unhealthy == nil || !strings.HasPrefix(unhealthy["DESCRIPTION"], "Health check failed: * Condition Ready on Node") {
+	if unhealthy == nil || !strings.HasPrefix(unhealthy["DESCRIPTION"], "Health check failed (UnhealthyNode): * Condition Ready on Node") {
 		t.Errorf("get -A -o wide: want %s/capi-unhealthy with its lastOperation's description:\n%s", ns, r.stdout)
 	}
 	r = runPlugin(t, "", "get", "ma", "capi-unhealthy", "-n", ns, "--no-headers")

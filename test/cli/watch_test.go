@@ -75,7 +75,7 @@ func TestGetWatchKubectlPlugin(t *testing.T) {
 		return found
 	}
 
-	i := waitLine(0, "the listed Machine", "capi-provisioning", "Provisioning", "Create Processing*")
+	i := waitLine(0, "the listed Machine", "capi-provisioning", "Provisioning", "Create Processing")
 	// A finalizer keeps the Machine once its deletion is requested, so that the deletion has a
 	// row of its own (Deleting: only a deletionTimestamp gives it); without one, the row of the
 	// watch's DELETED event is the Machine's last state, as kubectl's, and reads as any change.

@@ -28,6 +28,6 @@ func viewOf(m *clusterv1.Machine) ourView {
 	if err != nil || kept == nil {
 		return ourView{}
 	}
-	phase, op := aggregate.ClusterAPIMachineStatus(m, kept, time.Time{})
+	phase, op := aggregate.ClusterAPIMachineStatus(m, kept, false, time.Time{})
 	return ourView{phase: phase, op: kept, settled: apiequality.Semantic.DeepEqual(op, kept)}
 }
