@@ -13,6 +13,8 @@ COPY api/ api/
 COPY aggregate/ aggregate/
 COPY conditions/ conditions/
 COPY controllers/ controllers/
+COPY refs/ refs/
+COPY status/ status/
 COPY internal/ internal/
 RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
 	go build -trimpath -ldflags "-s -w" -o /out/manager ./cmd/manager
