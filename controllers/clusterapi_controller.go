@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -23,25 +26,32 @@ import (
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 )
 
-// ClusterAPIMachineReconciler keeps the lastOperation of Cluster API v1beta2 Machines
-// (machines.cluster.x-k8s.io) in their aggregate.LastOperationAnnotation, derived with
-// aggregate.ClusterAPIMachineStatus from the Machine alone (no Node, no referenced object is
-// read), and reports the derived phase and lastOperation through the same events and metrics as
-// MachineReconciler, with the api_group label cluster.x-k8s.io.
+// ClusterAPIMachineReconciler derives the phase and lastOperation of Cluster API v1beta2
+// Machines (machines.cluster.x-k8s.io) with aggregate.ClusterAPIMachineStatus from the Machine
+// alone (no Node, no referenced object is read), reports them through the same events and
+// metrics as MachineReconciler, with the api_group label cluster.x-k8s.io, and keeps in their
+// aggregate.LastOperationAnnotation what a later reader could not derive (aggregate.MustKeep).
 //
 // It observes and never acts on Cluster API's behalf: its only write is a JSON merge patch of
-// metadata.annotations holding that one key, sent only when the value changes (never for a
-// status rewrite that leaves phase and lastOperation as they were), without a resourceVersion
-// precondition, so it neither conflicts with Cluster API's own writes nor touches spec, status
-// or any other metadata. It adds no finalizer: deletion is never blocked. Its RBAC is
-// config/clusterapi/role.yaml.
+// metadata.annotations holding that one key, without a resourceVersion precondition, so it
+// neither conflicts with Cluster API's own writes nor touches spec, status or any other
+// metadata; a Machine that is gone when the patch lands has simply ended. It adds no finalizer:
+// deletion is never blocked. Its RBAC is config/clusterapi/role.yaml.
+//
+// Between writes, the lastOperation lives in memory. After a restart the annotation is the
+// baseline; a Machine without one, created before the manager started, is taken as it is at
+// first sight, without reporting anything.
 type ClusterAPIMachineReconciler struct {
 	// Client patches the Machines' annotation.
 	Client client.Client
+	// APIReader reads, live, the Cluster of a Machine whose deletion starts (its
+	// deletionTimestamp tells whether the Cluster is being deleted), and whether a Machine gone
+	// from the cache still exists. Nil means Client.
+	APIReader client.Reader
 	// Cache holds the Cluster API Machines to reconcile (ServeClusterAPIMachines gives it one
 	// of its own); the controller watches it and reads Machines from it.
 	Cache cache.Cache
-	// Recorder emits events on phase changes and operation results.
+	// Recorder emits events on operation results and on phase Failed.
 	Recorder events.EventRecorder
 	// FieldOwner is the field manager of the annotation patches. Empty means DefaultFieldOwner.
 	FieldOwner string
@@ -51,9 +61,15 @@ type ClusterAPIMachineReconciler struct {
 	// lastTransitionTime dates (see aggregate.LastOperation). Nil means the real clock.
 	Clock clock.PassiveClock
 
-	written writtenAnnotations
-	phases  phaseGauge
+	started time.Time
+	written lastWrites[v1alpha1.LastOperation]
+	report  reporter
 }
+
+// deleteWriteDelay is how long a Delete Successful waits before it is written: Cluster API
+// deletes the Machine object within a second of reporting DeletionCompleted, and a Machine that
+// is gone needs no annotation (its result is reported when it goes).
+const deleteWriteDelay = 2 * time.Second
 
 // SetupWithManager checks the reconciler's dependencies and registers a controller watching
 // Cluster API Machines in r.Cache with mgr (named "clusterapi-machine"). The Cluster API Machine
@@ -68,8 +84,9 @@ func (r *ClusterAPIMachineReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	case r.Recorder == nil:
 		return errors.New("cluster API machine reconciler: Recorder is required")
 	}
-	r.phases.api = clusterv1.GroupVersion.Group
-	r.phases.init()
+	r.started = clockOrReal(r.Clock).Now()
+	r.report = reporter{api: clusterv1.GroupVersion.Group, apiVersion: clusterv1.GroupVersion.String(), recorder: r.Recorder}
+	r.report.init()
 	err := ctrl.NewControllerManagedBy(mgr).
 		WatchesRawSource(source.Kind(r.Cache, &clusterv1.Machine{}, &handler.TypedEnqueueRequestForObject[*clusterv1.Machine]{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
@@ -81,67 +98,131 @@ func (r *ClusterAPIMachineReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return nil
 }
 
-// Reconcile derives the Machine's phase and lastOperation and patches the annotation when its
-// value changes: get (ignore NotFound) → read the annotation → derive → patch when different.
+// Reconcile derives the Machine's phase and lastOperation, reports them, and patches the
+// annotation when aggregate.MustKeep says so: get (NotFound: the Machine has ended) → baseline
+// → derive → report → patch.
 func (r *ClusterAPIMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	now := clockOrReal(r.Clock).Now()
 	m := &clusterv1.Machine{}
 	if err := r.Cache.Get(ctx, req.NamespacedName, m); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.written.forget(req.NamespacedName)
-			r.phases.set(req.NamespacedName, "")
+			r.gone(ctx, req.NamespacedName, now)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	// What the annotation holds as far as we know: our last write while the cache lags behind.
-	stored, ok := r.written.get(req.NamespacedName, m.ResourceVersion)
-	if !ok {
-		stored, ok = m.Annotations[aggregate.LastOperationAnnotation]
+	stored := r.stored(ctx, m)
+	previous, known := r.report.last(req.NamespacedName)
+	if !known {
+		previous = stored
 	}
-	previous, err := aggregate.LastOperationFromAnnotations(map[string]string{aggregate.LastOperationAnnotation: stored})
-	if !ok {
-		previous, err = nil, nil
-	}
-	if err != nil {
-		// Hand-edited or corrupt: start again from the conditions, and overwrite it.
-		log.FromContext(ctx).Info("ignoring an unreadable lastOperation annotation", "error", err.Error())
-		previous = nil
-	}
-	phase, op := aggregate.ClusterAPIMachineStatus(m, previous, clockOrReal(r.Clock).Now())
-	value, err := json.Marshal(op)
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("cannot encode the lastOperation of Cluster API Machine %s: %w", req.NamespacedName, err)
-	}
+	clusterDeleting := r.clusterDeleting(ctx, m, previous)
+	phase, op := aggregate.ClusterAPIMachineStatus(m, previous, clusterDeleting, now)
 
-	lastPhase, known := r.phases.get(req.NamespacedName)
-	if !ok || stored != string(value) {
-		produced, err := r.patchAnnotation(ctx, m, string(value))
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		r.written.put(req.NamespacedName, m.ResourceVersion, produced, string(value))
-	}
-	// Phase changes are known only while this manager remembers the Machine's last phase; a
-	// Machine first seen without the annotation is new to machinestatus ("none").
-	t := transition{to: phase}
+	// A Machine not known yet is compared with its annotation; without one, it is new to
+	// machinestatus: reported from its creation when created while this manager runs, else taken
+	// as it is now.
+	b := baseline{op: stored}
 	switch {
-	case known:
-		t.from, t.phaseChanged = lastPhase, lastPhase != phase
-	case !ok:
-		t.phaseChanged = true
+	case stored == nil && m.CreationTimestamp.Time.Before(r.started.Truncate(time.Second)):
+		b = baseline{op: op, phaseKnown: true}
+	case stored == nil:
+		b = baseline{phaseKnown: true}
 	}
-	if op != nil && op.State != v1alpha1.MachineOperationStateProcessing &&
-		(previous == nil || previous.Type != op.Type || previous.State != op.State) {
-		t.result = op
+	r.report.report(observation{m: m, cluster: aggregate.Cluster(m.Spec.ClusterName, m.Labels),
+		pool: aggregate.Pool(m.Labels, ""), phase: phase, op: op, upToDate: upToDate(m)}, b)
+
+	if !aggregate.MustKeep(m, stored, op, clusterDeleting) {
+		return ctrl.Result{}, nil
 	}
-	recordEvents(r.Recorder, eventRegarding(clusterv1.GroupVersion.String(), m), t)
-	recordTransition(clusterv1.GroupVersion.Group, t)
-	r.phases.set(req.NamespacedName, phase)
+	if op.Type == v1alpha1.MachineOperationDelete && op.State == v1alpha1.MachineOperationStateSuccessful {
+		if wait := op.LastUpdated.Add(deleteWriteDelay).Sub(now); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+	}
+	produced, err := r.patchAnnotation(ctx, m, op)
+	switch {
+	case apierrors.IsNotFound(err):
+		r.gone(ctx, req.NamespacedName, now)
+		return ctrl.Result{}, nil
+	case err != nil:
+		return ctrl.Result{}, err
+	}
+	r.written.put(req.NamespacedName, m.ResourceVersion, produced, *op)
 	return ctrl.Result{}, nil
 }
 
-// patchAnnotation sets m's LastOperationAnnotation to value with a JSON merge patch of that key
-// alone and returns the resourceVersion the API server stored.
-func (r *ClusterAPIMachineReconciler) patchAnnotation(ctx context.Context, m *clusterv1.Machine, value string) (string, error) {
+// gone ends what is kept about a Machine gone from the cache; one deleted ends Delete
+// Successful.
+func (r *ClusterAPIMachineReconciler) gone(ctx context.Context, key types.NamespacedName, now time.Time) {
+	r.written.forget(key)
+	if r.report.known(key) {
+		r.report.gone(key, now, machineDeleted(ctx, r.apiReader(), clusterv1.GroupVersion.WithKind("Machine"), key))
+	}
+}
+
+func (r *ClusterAPIMachineReconciler) apiReader() client.Reader {
+	if r.APIReader == nil {
+		return r.Client
+	}
+	return r.APIReader
+}
+
+// stored returns what m's annotation holds, as far as this manager knows: its last write while
+// the cache lags behind it, else the annotation (nil when none or unreadable: an unreadable one,
+// hand-edited or corrupt, is overwritten by the next write).
+func (r *ClusterAPIMachineReconciler) stored(ctx context.Context, m *clusterv1.Machine) *v1alpha1.LastOperation {
+	if op, ok := r.written.get(client.ObjectKeyFromObject(m), m.ResourceVersion); ok {
+		return &op
+	}
+	op, err := aggregate.LastOperationFromAnnotations(m.Annotations)
+	if err != nil {
+		log.FromContext(ctx).Info("ignoring an unreadable lastOperation annotation", "error", err.Error())
+		return nil
+	}
+	return op
+}
+
+// clusterDeleting reports whether the Cluster of m, whose deletion starts (previous is not a
+// Delete), is being deleted or gone: read live, once per deletion. False when it cannot tell.
+func (r *ClusterAPIMachineReconciler) clusterDeleting(ctx context.Context, m *clusterv1.Machine, previous *v1alpha1.LastOperation) bool {
+	if m.DeletionTimestamp == nil || m.Spec.ClusterName == "" ||
+		(previous != nil && previous.Type == v1alpha1.MachineOperationDelete) {
+		return false
+	}
+	c := &metav1.PartialObjectMetadata{}
+	c.SetGroupVersionKind(clusterv1.GroupVersion.WithKind("Cluster"))
+	err := r.apiReader().Get(ctx, types.NamespacedName{Namespace: m.Namespace, Name: m.Spec.ClusterName}, c)
+	switch {
+	case apierrors.IsNotFound(err):
+		return true
+	case err != nil:
+		log.FromContext(ctx).V(1).Info("cannot tell whether the Machine's Cluster is being deleted", "error", err.Error())
+		return false
+	}
+	return c.DeletionTimestamp != nil
+}
+
+// upToDate is m's UpToDate condition as the machinestatus_machine_info label: "true", "false",
+// or "" when Cluster API does not report it (or reports Unknown).
+func upToDate(m *clusterv1.Machine) string {
+	switch c := meta.FindStatusCondition(m.Status.Conditions, clusterv1.MachineUpToDateCondition); {
+	case c == nil:
+		return ""
+	case c.Status == metav1.ConditionTrue:
+		return "true"
+	case c.Status == metav1.ConditionFalse:
+		return "false"
+	}
+	return ""
+}
+
+// patchAnnotation sets m's LastOperationAnnotation to keep op with a JSON merge patch of that
+// key alone and returns the resourceVersion the API server stored.
+func (r *ClusterAPIMachineReconciler) patchAnnotation(ctx context.Context, m *clusterv1.Machine, op *v1alpha1.LastOperation) (string, error) {
+	value, err := aggregate.LastOperationAnnotationValue(op)
+	if err != nil {
+		return "", err
+	}
 	body, err := json.Marshal(map[string]any{
 		"metadata": map[string]any{"annotations": map[string]string{aggregate.LastOperationAnnotation: value}},
 	})

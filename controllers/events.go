@@ -3,27 +3,29 @@ package controllers
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/events"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
-	"github.com/machinestatus/machinestatus/conditions"
 )
 
 // Events are emitted only when the phase or the lastOperation's (type, state) changes, never
-// on a reconcile that writes nothing. Their reasons are CamelCase and name the outcome, because
+// on a reconcile that changes nothing. Their reasons are CamelCase and name the outcome, because
 // the events API merges events of the same reason and action on one object into a series
 // ("x2 over 5s") showing the first note:
 //   - a phase change: reason "Machine<Phase>" (e.g. MachineRunning), Warning for MachineFailed,
 //     note "Phase changed to <Phase>": true of every event of its series, so the note does not
-//     name the phase before (it would be the first event's only; the
-//     machinestatus_machine_phase_transitions_total metric counts transitions by their phase before);
+//     name the phase before (the machinestatus_machine_phase_transitions_total metric counts
+//     transitions by their phase before). For Cluster API Machines, whose own controllers report
+//     their phases, only MachineFailed;
 //   - an operation result: reason "<Type>Succeeded" (e.g. CreateSucceeded, Normal) or
 //     "<Type>Failed" (e.g. HealthCheckFailed, Warning).
 //
 // Events are about the Machine by apiVersion, kind, namespace, name and UID, never by
 // resourceVersion: the events library merges events whose reference, reason, action and type are
 // equal, and every status write changes the resourceVersion, so with it no event would ever join
-// a series and a flapping Node would add Event objects without bound.
+// a series and a flapping Node would add Event objects without bound. Their related object is
+// the Machine's pool object (eventRelated), so that a pool's failures stay findable after its
+// Machines are gone.
 //
 // eventAction is the action field of the events this controller emits.
 const eventAction = "Observe"
@@ -40,34 +42,6 @@ func operationEventReason(t v1alpha1.MachineOperationType, s v1alpha1.MachineOpe
 	return string(t) + "Succeeded"
 }
 
-// transition is what a status write changed that events and metrics report.
-type transition struct {
-	// from and to are the phases before and after; phaseChanged says whether they differ.
-	from, to     v1alpha1.MachinePhase
-	phaseChanged bool
-	// result is the new lastOperation when it just became Successful or Failed, else nil.
-	result *v1alpha1.LastOperation
-}
-
-func transitionOf(before, after *v1alpha1.Machine) transition {
-	t := transition{from: before.Status.Phase, to: after.Status.Phase}
-	t.phaseChanged = t.from != t.to
-	op0, op1 := before.Status.LastOperation, after.Status.LastOperation
-	if op1 != nil && op1.State != v1alpha1.MachineOperationStateProcessing &&
-		(op0 == nil || op0.Type != op1.Type || op0.State != op1.State) {
-		t.result = op1
-	}
-	return t
-}
-
-// fromLabel names the previous phase, "none" for a Machine's first status.
-func (t transition) fromLabel() string {
-	if t.from == "" {
-		return "none"
-	}
-	return string(t.from)
-}
-
 // eventRegarding is the reference events about a Machine of the given apiVersion carry: without
 // resourceVersion (see above).
 func eventRegarding(apiVersion string, m metav1.Object) *corev1.ObjectReference {
@@ -77,23 +51,23 @@ func eventRegarding(apiVersion string, m metav1.Object) *corev1.ObjectReference 
 	}
 }
 
-// recordEvents emits through rec, on the Machine after (of either API, see eventRegarding), the
-// events of t.
-func recordEvents(rec events.EventRecorder, after *corev1.ObjectReference, t transition) {
-	if t.phaseChanged {
-		kind := corev1.EventTypeNormal
-		if t.to == v1alpha1.MachinePhaseFailed {
-			kind = corev1.EventTypeWarning
+// eventRelated is the related object of events about Machine m, nil when none: for a Cluster
+// API Machine the MachineDeployment its deployment-name label names, else the MachineSet that
+// controls it; for a machinestatus Machine its controller.
+func eventRelated(m metav1.Object) *corev1.ObjectReference {
+	owner := metav1.GetControllerOf(m)
+	if _, capi := m.(*clusterv1.Machine); capi {
+		if name := m.GetLabels()[clusterv1.MachineDeploymentNameLabel]; name != "" {
+			return &corev1.ObjectReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineDeployment",
+				Namespace: m.GetNamespace(), Name: name}
 		}
-		rec.Eventf(after, nil, kind, phaseEventReason(t.to), eventAction, "Phase changed to %s", t.to)
+		if owner == nil || owner.Kind != "MachineSet" {
+			return nil
+		}
 	}
-	switch op := t.result; {
-	case op == nil:
-	case op.State == v1alpha1.MachineOperationStateSuccessful:
-		rec.Eventf(after, nil, corev1.EventTypeNormal, operationEventReason(op.Type, op.State), eventAction,
-			"%s succeeded", op.Type)
-	default:
-		rec.Eventf(after, nil, corev1.EventTypeWarning, operationEventReason(op.Type, op.State), eventAction,
-			"%s: %s", op.Type, conditions.CollapseSpace(op.Description))
+	if owner == nil {
+		return nil
 	}
+	return &corev1.ObjectReference{APIVersion: owner.APIVersion, Kind: owner.Kind,
+		Namespace: m.GetNamespace(), Name: owner.Name, UID: owner.UID}
 }

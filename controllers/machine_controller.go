@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/refs"
 	"github.com/machinestatus/machinestatus/status"
@@ -48,6 +50,9 @@ const DefaultFieldOwner = "machinestatus"
 type MachineReconciler struct {
 	// Client reads Machines and Nodes from the cache and writes Machine status.
 	Client client.Client
+	// APIReader tells, live, whether a Machine gone from the cache still exists (it may have
+	// left --machine-selector instead). Nil means Client.
+	APIReader client.Reader
 	// Cache reads referenced objects of any kind; watches on their kinds are added on first use.
 	Cache cache.Cache
 	// RESTMapper resolves a reference's API group and kind to a version.
@@ -60,6 +65,9 @@ type MachineReconciler struct {
 	FieldOwner string
 	// MaxConcurrentReconciles bounds parallel reconciles. Zero means 1.
 	MaxConcurrentReconciles int
+	// PoolLabel is the label that names a Machine's pool in metrics (aggregate.Pool). Empty
+	// means aggregate.DefaultPoolLabel.
+	PoolLabel string
 	// KindRetryInterval is how often a Machine whose reference names a kind the API server
 	// does not serve, or that RBAC does not let the manager read, is reconciled again, to notice
 	// the kind once its CRD is installed or access granted; the RESTMapper (and the API server,
@@ -70,7 +78,7 @@ type MachineReconciler struct {
 	refs     *refs.Reader
 	refsOnce sync.Once
 	written  writtenStatuses
-	phases   phaseGauge
+	report   reporter
 	refusals refusedWrites
 }
 
@@ -88,6 +96,9 @@ func (r *MachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manag
 	case r.Recorder == nil:
 		return errors.New("machine reconciler: Recorder is required")
 	}
+	r.report = reporter{api: v1alpha1.GroupVersion.Group, apiVersion: v1alpha1.GroupVersion.String(),
+		recorder: r.Recorder, allPhases: true}
+	r.report.init()
 	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
@@ -114,7 +125,14 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err := r.Client.Get(ctx, req.NamespacedName, m); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.written.forget(req.NamespacedName)
-			r.phases.set(req.NamespacedName, "")
+			if r.report.known(req.NamespacedName) {
+				reader := r.APIReader
+				if reader == nil {
+					reader = r.Client
+				}
+				deleted := machineDeleted(ctx, reader, v1alpha1.GroupVersion.WithKind("Machine"), req.NamespacedName)
+				r.report.gone(req.NamespacedName, r.clock().Now(), deleted)
+			}
 			r.refusals.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -157,11 +175,11 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 			log.FromContext(ctx).Info("the API server accepts this Machine's status again")
 		}
 		r.written.record(before, &m.Status, written)
-		t := transitionOf(stored, m)
-		recordEvents(r.Recorder, eventRegarding(v1alpha1.GroupVersion.String(), m), t)
-		recordTransition(v1alpha1.GroupVersion.Group, t)
 	}
-	r.phases.set(req.NamespacedName, m.Status.Phase)
+	r.report.report(observation{m: m, cluster: aggregate.Cluster("", m.Labels),
+		pool:  aggregate.Pool(m.Labels, cmp.Or(r.PoolLabel, aggregate.DefaultPoolLabel)),
+		phase: m.Status.Phase, op: m.Status.LastOperation},
+		baseline{op: stored.Status.LastOperation, phase: stored.Status.Phase, phaseKnown: true})
 	if next.IsZero() {
 		return ctrl.Result{}, nil
 	}

@@ -1,22 +1,21 @@
 package controllers
 
 import (
-	"cmp"
-	"sync"
-
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-
-	"github.com/machinestatus/machinestatus/api/v1alpha1"
 )
 
 // apiGroupLabel tells the Machine APIs apart in every metric: machinestatus.io for
 // machinestatus Machines, cluster.x-k8s.io for Cluster API Machines.
 const apiGroupLabel = "api_group"
 
+// operationDurationBuckets are the bounds of machinestatus_machine_operation_duration_seconds:
+// from a health check that recovers in seconds to a creation or drain that takes hours.
+var operationDurationBuckets = []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400, 43200}
+
 // Prometheus metrics of the controllers, served on the manager's metrics endpoint next to
-// controller-runtime's own (reconcile counts, errors and durations per controller).
+// controller-runtime's own (reconcile counts, errors and durations per controller). The table
+// in docs/metrics.md is generated from this registry.
 var (
 	// machinesMetric is machinestatus_machines{api_group,phase}: Machines this manager
 	// reconciles, by phase.
@@ -24,6 +23,25 @@ var (
 		Name: "machinestatus_machines",
 		Help: "Number of Machines reconciled by this manager, by API group and phase.",
 	}, []string{apiGroupLabel, "phase"})
+
+	// machineInfoMetric is machinestatus_machine_info: one series per Machine, value 1.
+	machineInfoMetric = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "machinestatus_machine_info",
+		Help: "One series per Machine reconciled by this manager, value 1: its cluster, pool, phase, lastOperation type and state, and whether Cluster API reports it up to date (up_to_date true, false, or empty when unknown).",
+	}, []string{apiGroupLabel, "namespace", "name", "cluster", "pool", "phase", "operation_type", "operation_state", "up_to_date"})
+
+	// lastOperationTimestampMetric is machinestatus_machine_last_operation_timestamp_seconds.
+	lastOperationTimestampMetric = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "machinestatus_machine_last_operation_timestamp_seconds",
+		Help: "When the Machine's lastOperation last changed type or state (its lastUpdated), in Unix seconds; time() minus it is how long the Machine has been in its operation's state.",
+	}, []string{apiGroupLabel, "namespace", "name", "cluster", "pool"})
+
+	// operationDurationMetric is machinestatus_machine_operation_duration_seconds.
+	operationDurationMetric = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "machinestatus_machine_operation_duration_seconds",
+		Help:    "How long finished operations took, from their start (creationTimestamp for Create, deletionTimestamp for Delete, else the lastUpdated of their Processing state) to the lastUpdated of their result, observed once per result.",
+		Buckets: operationDurationBuckets,
+	}, []string{apiGroupLabel, "cluster", "pool", "type", "state"})
 
 	// phaseTransitionsMetric is machinestatus_machine_phase_transitions_total{api_group,from,to}.
 	phaseTransitionsMetric = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -34,7 +52,7 @@ var (
 	// operationResultsMetric is machinestatus_machine_operation_results_total{api_group,type,state}.
 	operationResultsMetric = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "machinestatus_machine_operation_results_total",
-		Help: "lastOperation results written by this manager (state Successful or Failed), by API group and operation type.",
+		Help: "lastOperation results observed by this manager (state Successful or Failed), by API group and operation type.",
 	}, []string{apiGroupLabel, "type", "state"})
 
 	// statusWritesRefusedMetric is machinestatus_status_writes_refused_total{reason}.
@@ -51,67 +69,10 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(machinesMetric, phaseTransitionsMetric, operationResultsMetric,
+	metrics.Registry.MustRegister(machinesMetric, machineInfoMetric, lastOperationTimestampMetric,
+		operationDurationMetric, phaseTransitionsMetric, operationResultsMetric,
 		statusWritesRefusedMetric, conditionsOmittedMetric)
 	for _, r := range refusalReasons {
 		statusWritesRefusedMetric.WithLabelValues(r)
-	}
-	(&phaseGauge{}).init()
-}
-
-// phaseGauge keeps machinestatus_machines in step with the phase of every Machine of one API
-// reconciled.
-type phaseGauge struct {
-	// api is the API group label; empty means machinestatus.io.
-	api   string
-	mu    sync.Mutex
-	phase map[types.NamespacedName]v1alpha1.MachinePhase
-}
-
-func (g *phaseGauge) label() string { return cmp.Or(g.api, v1alpha1.GroupVersion.Group) }
-
-// init makes every phase of g's API present in machinestatus_machines, 0 until counted.
-func (g *phaseGauge) init() {
-	for _, p := range v1alpha1.MachinePhases() {
-		machinesMetric.WithLabelValues(g.label(), string(p))
-	}
-}
-
-// get returns the phase last set for key, and whether there is one.
-func (g *phaseGauge) get(key types.NamespacedName) (v1alpha1.MachinePhase, bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	p, ok := g.phase[key]
-	return p, ok
-}
-
-// set records key's phase (empty: the Machine is gone).
-func (g *phaseGauge) set(key types.NamespacedName, p v1alpha1.MachinePhase) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.phase == nil {
-		g.phase = map[types.NamespacedName]v1alpha1.MachinePhase{}
-	}
-	old, had := g.phase[key]
-	if had && old == p {
-		return
-	}
-	if had {
-		machinesMetric.WithLabelValues(g.label(), string(old)).Dec()
-		delete(g.phase, key)
-	}
-	if p != "" {
-		machinesMetric.WithLabelValues(g.label(), string(p)).Inc()
-		g.phase[key] = p
-	}
-}
-
-// recordTransition counts a phase change and an operation result of a Machine of API group api.
-func recordTransition(api string, t transition) {
-	if t.phaseChanged {
-		phaseTransitionsMetric.WithLabelValues(api, t.fromLabel(), string(t.to)).Inc()
-	}
-	if t.result != nil {
-		operationResultsMetric.WithLabelValues(api, string(t.result.Type), string(t.result.State)).Inc()
 	}
 }

@@ -1,7 +1,7 @@
 package controllers
 
 import (
-	"slices"
+	"strconv"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -10,27 +10,26 @@ import (
 )
 
 // lastWrites remembers, per object, the last value of type T this controller wrote and the
-// versions of the object the cache may still show until it has caught up with that write: the
-// versions values were computed from and those earlier writes produced. While the cache shows
-// one of them, the last written value, not the cached one, is what a reconcile compares with:
-// computing it again sends no duplicate write, and a new write changes it (the cache lags
-// behind our own writes, one watch event at a time). The zero value is ready to use.
+// resourceVersion that write produced. While the cache shows the object at an older version (the
+// cache lags behind our own writes, one watch event at a time, and other writers' events come in
+// between), the last written value, not the cached one, is what a reconcile compares with:
+// computing it again sends no duplicate write, and a new write changes it. The zero value is
+// ready to use.
 type lastWrites[T any] struct {
 	mu sync.Mutex
 	m  map[types.NamespacedName]written[T]
 }
 
 type written[T any] struct {
-	// lagging are versions older than the last write (see lastWrites).
-	lagging []string
-	// produced is the version the last write produced; "" when unknown.
-	produced string
-	value    T
+	// from is the version the value was computed from; produced the version the write
+	// produced ("" when unknown).
+	from, produced string
+	value          T
 }
 
 // get returns the value last written to key, and true, while the cache shows key at version
-// rv, older than that write. Once the cache has caught up (or someone else wrote), key is
-// forgotten: the cache alone decides, and nothing is kept for an object at rest.
+// rv, older than that write. Once the cache has caught up, key is forgotten: the cache alone
+// decides, and nothing is kept for an object at rest.
 func (w *lastWrites[T]) get(key types.NamespacedName, rv string) (T, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -39,11 +38,23 @@ func (w *lastWrites[T]) get(key types.NamespacedName, rv string) (T, bool) {
 	if !ok {
 		return zero, false
 	}
-	if !slices.Contains(last.lagging, rv) {
+	if !last.olderThanWrite(rv) {
 		delete(w.m, key)
 		return zero, false
 	}
 	return last.value, true
+}
+
+// olderThanWrite reports whether version rv is older than the one the last write produced.
+// resourceVersions are compared as the integers etcd gives; a version that is not one (the API
+// calls them opaque) is older only when it is the one the value was computed from.
+func (last written[T]) olderThanWrite(rv string) bool {
+	have, err1 := strconv.ParseUint(rv, 10, 64)
+	produced, err2 := strconv.ParseUint(last.produced, 10, 64)
+	if err1 != nil || err2 != nil {
+		return rv == last.from
+	}
+	return have < produced
 }
 
 // put remembers that value was written to key, computed from version rv, and that the write
@@ -54,16 +65,7 @@ func (w *lastWrites[T]) put(key types.NamespacedName, rv, produced string, value
 	if w.m == nil {
 		w.m = map[types.NamespacedName]written[T]{}
 	}
-	last, ok := w.m[key]
-	if !ok || !slices.Contains(last.lagging, rv) {
-		last = written[T]{}
-	}
-	last.lagging = append(last.lagging, rv)
-	if last.produced != "" {
-		last.lagging = append(last.lagging, last.produced)
-	}
-	last.produced, last.value = produced, value
-	w.m[key] = last
+	w.m[key] = written[T]{from: rv, produced: produced, value: value}
 }
 
 // forget drops what is remembered about key (the object is gone).
@@ -96,9 +98,6 @@ func (w *writtenStatuses) record(before *v1alpha1.Machine, status *v1alpha1.Mach
 
 // forget drops what is remembered about a Machine (it is gone).
 func (w *writtenStatuses) forget(key types.NamespacedName) { w.w.forget(key) }
-
-// writtenAnnotations is lastWrites for the lastOperation annotations of Cluster API Machines.
-type writtenAnnotations = lastWrites[string]
 
 func keyOf(m *v1alpha1.Machine) types.NamespacedName {
 	return types.NamespacedName{Namespace: m.Namespace, Name: m.Name}

@@ -26,6 +26,7 @@ import (
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
+	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/controllers"
 	"github.com/machinestatus/machinestatus/internal/quietlog"
@@ -38,6 +39,7 @@ type options struct {
 	leaderElectionNamespace string
 	maxConcurrentReconciles int
 	machineSelector         string
+	poolLabel               string
 	machineAPIs             string
 	clusterAPICheckInterval time.Duration
 	fieldManager            string
@@ -57,6 +59,8 @@ func main() {
 	flag.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the pod's namespace).")
 	flag.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 4, "How many Machines are reconciled in parallel.")
 	flag.StringVar(&o.machineSelector, "machine-selector", "", "Label selector of the Machines this manager reconciles (e.g. 'pool=a'); empty means all. Managers with disjoint selectors split a fleet.")
+	flag.StringVar(&o.poolLabel, "pool-label", aggregate.DefaultPoolLabel,
+		"Label naming a machinestatus Machine's pool in metrics (Cluster API Machines: their deployment-, pool-, control-plane- or set-name label); the CLI's --pool-label.")
 	flag.StringVar(&o.machineAPIs, "machine-apis", machineAPIMachinestatus,
 		"Comma-separated Machine APIs to reconcile: "+machineAPIMachinestatus+" (machinestatus Machines: status written) and/or "+
 			machineAPIClusterAPI+" (Cluster API v1beta2 Machines: lastOperation kept in the machinestatus.io/last-operation annotation; docs/clusterapi.md).")
@@ -152,6 +156,8 @@ func run(o options) error {
 			Recorder:                mgr.GetEventRecorder("machinestatus"),
 			MaxConcurrentReconciles: o.maxConcurrentReconciles,
 			FieldOwner:              o.fieldManager,
+			PoolLabel:               o.poolLabel,
+			APIReader:               mgr.GetAPIReader(),
 		}
 		if err := r.SetupWithManager(ctx, mgr); err != nil {
 			return err
@@ -160,6 +166,7 @@ func run(o options) error {
 	if apis.clusterAPI {
 		r := &controllers.ClusterAPIMachineReconciler{
 			Client:                  mgr.GetClient(),
+			APIReader:               mgr.GetAPIReader(),
 			Recorder:                mgr.GetEventRecorder("machinestatus"),
 			FieldOwner:              o.fieldManager,
 			MaxConcurrentReconciles: o.maxConcurrentReconciles,

@@ -47,22 +47,32 @@ func TestStartsBeforeClusterAPI(t *testing.T) {
 	}
 }
 
-// TestLifecycle: a new Cluster API Machine gets its lastOperation in the annotation, Running
-// makes it Create Successful; events and metrics say so with api_group cluster.x-k8s.io; the
-// manager's only field is that annotation key; deletion is not blocked.
+// TestLifecycle: a new Cluster API Machine is not written while it is created (its Create
+// Processing is derived the same without history: the info metric says it); Running makes it
+// Create Successful, written once; events and metrics say so with api_group cluster.x-k8s.io;
+// the phase itself is Cluster API's to report (no MachineRunning event); the manager's only
+// field is that annotation key; deletion is not blocked.
 func TestLifecycle(t *testing.T) {
 	ctx := context.Background()
 	ns := newNamespace(t)
 	m := newMachine(t, ns, "worker-0", true)
 
-	op := waitForOperation(t, m, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
-	if op.Description == "" {
-		t.Errorf("Create Processing without a description: %+v", op)
+	waitForMetric(t, "machinestatus_machine_info", map[string]string{"api_group": "cluster.x-k8s.io", "namespace": ns,
+		"name": m.Name, "cluster": "cluster-0", "pool": "", "phase": "Provisioning", "operation_type": "Create",
+		"operation_state": "Processing", "up_to_date": ""}, 1)
+	if got := annotation(t, m); got != "" {
+		t.Errorf("annotation while created: %s, want none", got)
 	}
 	setStatus(t, m, running)
-	waitForOperation(t, m, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful)
+	op := waitForOperation(t, m, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful)
+	if op.Description != "" {
+		t.Errorf("the annotation keeps a description: %+v, want type, state and lastUpdated only", op)
+	}
 
-	waitForEvents(t, ns, m.Name, "MachineRunning", "CreateSucceeded")
+	waitForEvents(t, ns, m.Name, "CreateSucceeded")
+	if got := eventReasons(t, ns, m.Name); slices.Contains(got, "MachineRunning") {
+		t.Errorf("events %v: a MachineRunning event, want Cluster API's phases left to Cluster API", got)
+	}
 	waitForMetric(t, "machinestatus_machine_operation_results_total",
 		map[string]string{"api_group": "cluster.x-k8s.io", "type": "Create", "state": "Successful"}, 1)
 	waitForMetric(t, "machinestatus_machines", map[string]string{"api_group": "cluster.x-k8s.io", "phase": "Running"}, 1)
@@ -138,7 +148,7 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 		if err != nil || op == nil {
 			return fmt.Sprintf("unreadable annotation (%v)", err), true
 		}
-		phase, _ := aggregate.ClusterAPIMachineStatus(m, op, time.Time{})
+		phase, _ := aggregate.ClusterAPIMachineStatus(m, op, false, time.Time{})
 		return fmt.Sprintf("%s %s, phase %s", op.Type, op.State, phase), true
 	})
 	var machines []*clusterv1.Machine
@@ -183,7 +193,7 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 			if err != nil || op == nil {
 				continue
 			}
-			phase, _ := aggregate.ClusterAPIMachineStatus(cur, op, time.Time{})
+			phase, _ := aggregate.ClusterAPIMachineStatus(cur, op, false, time.Time{})
 			got[m.Name] = result{op.Type, op.State, phase}
 		}
 		return len(got) == len(machines), fmt.Sprintf("annotated: %v", got)
@@ -203,10 +213,11 @@ func TestInstalledOnARunningFleet(t *testing.T) {
 }
 
 // TestIdleStatusRewritesCauseNoWrite: Cluster API rewrites a Machine's status often; rewrites
-// that leave phase and lastOperation as they were send no write. The API server's own request
-// counter counts the Machine patches: twenty status rewrites, then one change of the Node's
-// readiness, must cost exactly one patch (the last one's), which also proves the rewrites were
-// all reconciled before it.
+// that leave phase and lastOperation as they were send no write, nor does a Node going NotReady
+// (HealthCheck Processing, derived the same from the annotation's Create Successful). The API
+// server's own request counter counts the Machine patches: twenty status rewrites, the Node
+// NotReady, then Ready again must cost exactly one patch (HealthCheck Successful), which also
+// proves the rewrites were all reconciled before it.
 func TestIdleStatusRewritesCauseNoWrite(t *testing.T) {
 	ns := newNamespace(t)
 	m := newMachine(t, ns, "idle-0", true)
@@ -230,9 +241,20 @@ func TestIdleStatusRewritesCauseNoWrite(t *testing.T) {
 			Status: metav1.ConditionFalse, Reason: clusterv1.MachineNodeNotReadyReason, Message: "* Node.Ready: kubelet stopped posting node status",
 			LastTransitionTime: metav1.NewTime(time.Now().Truncate(time.Second))})
 	})
-	waitForOperation(t, m, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateProcessing)
+	waitForMetric(t, "machinestatus_machine_info", map[string]string{"api_group": "cluster.x-k8s.io", "namespace": ns,
+		"name": m.Name, "cluster": "cluster-0", "pool": "", "phase": "Unknown", "operation_type": "HealthCheck",
+		"operation_state": "Processing", "up_to_date": ""}, 1)
+	if got := machinePatches(t) - before; got != 0 {
+		t.Errorf("%v patches of machines.cluster.x-k8s.io for 20 status rewrites and a Node NotReady, want 0", got)
+	}
+	setStatus(t, m, func(s *clusterv1.MachineStatus) {
+		meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: clusterv1.MachineNodeReadyCondition,
+			Status: metav1.ConditionTrue, Reason: clusterv1.MachineNodeReadyReason,
+			LastTransitionTime: metav1.NewTime(time.Now().Add(time.Second).Truncate(time.Second))})
+	})
+	waitForOperation(t, m, v1alpha1.MachineOperationHealthCheck, v1alpha1.MachineOperationStateSuccessful)
 	if got := machinePatches(t) - before; got != 1 {
-		t.Errorf("%v patches of machines.cluster.x-k8s.io for 20 status rewrites and one real change, want 1", got)
+		t.Errorf("%v patches of machines.cluster.x-k8s.io for 20 status rewrites, a Node NotReady and Ready again, want 1", got)
 	}
 }
 
@@ -241,7 +263,9 @@ func TestShard(t *testing.T) {
 	ns := newNamespace(t)
 	outside := newMachine(t, ns, "other-shard", false)
 	inside := newMachine(t, ns, "this-shard", true)
-	waitForOperation(t, inside, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
+	setStatus(t, outside, running)
+	setStatus(t, inside, running)
+	waitForOperation(t, inside, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful)
 	got := &clusterv1.Machine{}
 	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(outside), got); err != nil {
 		t.Fatal(err)
@@ -252,16 +276,16 @@ func TestShard(t *testing.T) {
 }
 
 // TestUnreadableAnnotationIsReplaced: a hand-edited annotation that is no lastOperation is
-// replaced by the one the conditions give.
+// replaced by the next lastOperation the manager keeps.
 func TestUnreadableAnnotationIsReplaced(t *testing.T) {
 	ns := newNamespace(t)
 	m := newMachine(t, ns, "edited", true)
-	waitForOperation(t, m, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
 	patch := []byte(`{"metadata":{"annotations":{"` + aggregate.LastOperationAnnotation + `":"not json"}}}`)
 	if err := env.Client.Patch(context.Background(), m.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); err != nil {
 		t.Fatal(err)
 	}
-	waitForOperation(t, m, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateProcessing)
+	setStatus(t, m, running)
+	waitForOperation(t, m, v1alpha1.MachineOperationCreate, v1alpha1.MachineOperationStateSuccessful)
 }
 
 // TestLeaderElection: the manager holds a Lease of its own in its namespace, named for its
@@ -293,6 +317,8 @@ func TestRBAC(t *testing.T) {
 		{"list", clusterv1.GroupVersion.Group, "machines", "", "", true},
 		{"watch", clusterv1.GroupVersion.Group, "machines", "", "", true},
 		{"patch", clusterv1.GroupVersion.Group, "machines", "", "default", true},
+		{"get", clusterv1.GroupVersion.Group, "clusters", "", "default", true},
+		{"list", clusterv1.GroupVersion.Group, "clusters", "", "", false},
 		{"create", "events.k8s.io", "events", "", "default", true},
 		{"patch", "events.k8s.io", "events", "", "default", true},
 		{"update", "coordination.k8s.io", "leases", "", managerNamespace, true},
@@ -396,20 +422,37 @@ func waitForOperation(t *testing.T, m *clusterv1.Machine, typ v1alpha1.MachineOp
 	return op
 }
 
+// annotation returns m's LastOperationAnnotation as the API server holds it ("" when none).
+func annotation(t *testing.T, m *clusterv1.Machine) string {
+	t.Helper()
+	got := &clusterv1.Machine{}
+	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(m), got); err != nil {
+		t.Fatal(err)
+	}
+	return got.Annotations[aggregate.LastOperationAnnotation]
+}
+
+// eventReasons returns the reasons of the events about the Cluster API Machine name in ns.
+func eventReasons(t *testing.T, ns, name string) []string {
+	t.Helper()
+	list := &eventsv1.EventList{}
+	if err := env.Client.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for _, e := range list.Items {
+		if e.Regarding.Name == name && e.Regarding.Kind == "Machine" && e.Regarding.APIVersion == clusterv1.GroupVersion.String() {
+			seen = append(seen, e.Reason)
+		}
+	}
+	return seen
+}
+
 // waitForEvents waits until the Machine name in ns has events of every reason.
 func waitForEvents(t *testing.T, ns, name string, reasons ...string) {
 	t.Helper()
-	harness.Wait(t, time.Minute, fmt.Sprintf("events %v of %s/%s", reasons, ns, name), func(ctx context.Context) (bool, string) {
-		list := &eventsv1.EventList{}
-		if err := env.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
-			return false, err.Error()
-		}
-		var seen []string
-		for _, e := range list.Items {
-			if e.Regarding.Name == name && e.Regarding.Kind == "Machine" && e.Regarding.APIVersion == clusterv1.GroupVersion.String() {
-				seen = append(seen, e.Reason)
-			}
-		}
+	harness.Wait(t, time.Minute, fmt.Sprintf("events %v of %s/%s", reasons, ns, name), func(context.Context) (bool, string) {
+		seen := eventReasons(t, ns, name)
 		for _, r := range reasons {
 			if !slices.Contains(seen, r) {
 				return false, fmt.Sprintf("events %v", seen)

@@ -59,11 +59,12 @@ func TestClusterAPIOverlay(t *testing.T) {
 	}
 	// What the Cluster API mode does (controllers/clusterapi_*.go), written here, not read from
 	// role.yaml: list, watch and get Cluster API Machines (its cache), patch them (the
-	// annotation's merge patch), and create and patch events (the events API's series). No
-	// status subresource, no Nodes, no update or delete. test/clusterapimanager runs the
+	// annotation's merge patch), get a Cluster (is it being deleted, when a Machine's deletion
+	// starts), and create and patch events (the events API's series). No status subresource,
+	// no Nodes, no update or delete. test/clusterapimanager runs the
 	// manager under role.yaml itself; this checks what kustomize renders from it.
 	wantGrants := []string{
-		"cluster.x-k8s.io/machines get", "cluster.x-k8s.io/machines list", "cluster.x-k8s.io/machines patch",
+		"cluster.x-k8s.io/clusters get", "cluster.x-k8s.io/machines get", "cluster.x-k8s.io/machines list", "cluster.x-k8s.io/machines patch",
 		"cluster.x-k8s.io/machines watch", "events.k8s.io/events create", "events.k8s.io/events patch",
 	}
 	if diff := cmp.Diff(wantGrants, grants(rendered.Rules)); diff != "" {

@@ -1,11 +1,15 @@
 package metrics
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/machinestatus/machinestatus/test/internal/metricstest"
 	"github.com/machinestatus/machinestatus/test/internal/repo"
 )
 
@@ -29,4 +33,30 @@ func documentedMetrics() ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// metricsTable is the table of the machinestatus metrics the manager serves, from one scrape:
+// name, type, label names (of every sample; a histogram's le left out) and HELP text.
+func metricsTable(fams metricstest.Families) string {
+	var b strings.Builder
+	b.WriteString("| metric | type | labels | meaning |\n|---|---|---|---|\n")
+	for _, name := range slices.Sorted(maps.Keys(fams)) {
+		f := fams[name]
+		if !strings.HasPrefix(name, "machinestatus_") {
+			continue
+		}
+		labels := map[string]bool{}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = true
+			}
+		}
+		var names []string
+		for _, l := range slices.Sorted(maps.Keys(labels)) {
+			names = append(names, "`"+l+"`")
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", name, strings.ToLower(f.GetType().String()),
+			strings.Join(names, ", "), strings.ReplaceAll(f.GetHelp(), "|", "\\|"))
+	}
+	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -20,9 +21,11 @@ import (
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/harness"
 	infrav1 "github.com/machinestatus/machinestatus/test/infra/api/v1alpha1"
+	"github.com/machinestatus/machinestatus/test/internal/docblock"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 	"github.com/machinestatus/machinestatus/test/internal/host"
 	"github.com/machinestatus/machinestatus/test/internal/metricstest"
+	"github.com/machinestatus/machinestatus/test/internal/repo"
 )
 
 const (
@@ -201,9 +204,9 @@ func TestMetricsEndpoint(t *testing.T) {
 		}
 	}
 
-	// Operation results: each Machine's results so far are its current lastOperation, except
-	// the deleted one's, which stays counted.
-	results := map[[2]string]float64{}
+	// Operation results: each Machine's results so far are its current lastOperation; the
+	// deleted one's stays counted, and its deletion ended Successful when it was gone.
+	results := map[[2]string]float64{{"Delete", "Successful"}: 1}
 	for _, m := range append(live, *doomed) {
 		if op := m.Status.LastOperation; op != nil && op.State != v1alpha1.MachineOperationStateProcessing {
 			results[[2]string{string(op.Type), string(op.State)}]++
@@ -232,7 +235,13 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Errorf("workqueue_adds_total{name=\"machine\"} = %v, want at least %v", got, created)
 	}
 
-	// docs/metrics.md lists only metrics the endpoint serves.
+	// docs/metrics.md's table of our metrics is this scrape's; it lists only metrics the
+	// endpoint serves.
+	root, err := repo.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docblock.Sync(t, filepath.Join(root, "docs", "metrics.md"), "metrics", metricsTable(fams), "METRICS_WRITE_DOCS", nil)
 	documented, err := documentedMetrics()
 	if err != nil {
 		t.Fatal(err)
