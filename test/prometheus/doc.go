@@ -1,0 +1,8 @@
+// Package prometheus holds the tests of what config/prometheus ships, run by make test
+// (make prometheus-tests): the generated files are up to date, every PromQL expression of the
+// rules and of the dashboard is parsed and evaluated by Prometheus's own engine against the
+// series of a Machine fleet (monitoring.SeriesFile) and refers only to metrics and labels those
+// series have, every rule has a promtool unit test (config/prometheus/tests, run by bin/promtool)
+// and every alert a runbook section in docs/alerts.md. It is a module of its own: Prometheus's
+// dependencies never move the main module's.
+package prometheus
