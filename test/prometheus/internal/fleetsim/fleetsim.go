@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/common/model"
 )
 
 // Start is the time of the first scrape; Interval the time between scrapes; Steps their number.
@@ -360,7 +362,7 @@ func encode(r *recorder) []byte {
 start_timestamp: %d
 interval: %s
 input_series:
-`, strings.TrimSuffix(Interval.String(), "0s"), Start, strings.TrimSuffix(Interval.String(), "0s"))
+`, model.Duration(Interval), Start, model.Duration(Interval))
 	for _, k := range keys {
 		fmt.Fprintf(&b, "- series: '%s'\n  values: '%s'\n", k, Values(r.series[k].values))
 	}
