@@ -125,8 +125,8 @@ clusterapi-module:
 
 .PHONY: test
 test: runtime-tools build clusterapi-module ## Run every test against a real kube-apiserver + etcd (and kwok, kubectl), the fault tests too.
-	@# Vetted once here (the faults tag included); the go test runs below skip their own vet.
-	go vet -tags faults ./...
+	@# Vetted once here (the faults and promserver tags included); the go test runs below skip their own vet.
+	go vet -tags faults,promserver ./...
 	go test $(GO_TEST_FLAGS) -vet=off ./...
 	@# The fault tests mostly wait (a 30 s outage, lease expiry), so the fuzz targets' instrumented
 	@# builds, then the Cluster API suite (its compile is the heavy part), run meanwhile; each
@@ -157,6 +157,12 @@ prometheus-tests: $(PROMTOOL)
 	$(PROMTOOL) check rules config/prometheus/rules/machinestatus.rules.yaml
 	$(PROMTOOL) test rules config/prometheus/tests/*.test.yaml
 	cd test/prometheus && go vet ./... && go test $(GO_TEST_FLAGS) -vet=off ./...
+
+# test/promserver against a real Prometheus server built from the module proxy: not in make test,
+# as the server's build is the costliest of all (docs/development.md gives the figures).
+.PHONY: test-prometheus
+test-prometheus: runtime-tools build $(PROMETHEUS) ## Run bin/prometheus against the manager: the token scrape, the HTTP API, the shipped rules loaded (test/promserver; not in make test).
+	go test $(GO_TEST_FLAGS) -tags promserver -timeout 10m -v ./test/promserver/
 
 .PHONY: prometheus-generate
 prometheus-generate: ## Write config/prometheus's PrometheusRule (from its rule file) and Grafana dashboard (test/prometheus/monitoring).
@@ -313,6 +319,9 @@ $(APISERVER):
 
 $(ETCD):
 	$(TOOLS_MOD) build -ldflags "-s -w" -o $@ go.etcd.io/etcd/server/v3
+
+.PHONY: prometheus-tools
+prometheus-tools: $(PROMTOOL) $(PROMETHEUS) ## Build bin/promtool and bin/prometheus (pinned in hack/tools/prometheus/go.mod; each only when missing).
 
 $(PROMTOOL):
 	$(PROMETHEUS_MOD) build -tags $(PROMETHEUS_TAGS) -ldflags "-s -w" -o $@ github.com/prometheus/prometheus/cmd/promtool
