@@ -4,7 +4,8 @@ SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
 
 # Versions of the binaries built from Go modules (pinned in hack/tools/go.mod;
-# golangci-lint in its own module, hack/tools/lint/go.mod; gremlins in hack/tools/mutation/go.mod).
+# golangci-lint in its own module, hack/tools/lint/go.mod; gremlins in hack/tools/mutation/go.mod;
+# promtool and prometheus in hack/tools/prometheus/go.mod).
 K8S_VERSION ?= v1.36.3
 ETCD_VERSION ?= v3.6.8
 
@@ -22,6 +23,8 @@ CLI_PLUGIN := $(BIN)/kubectl-machinestatus
 # kubectl runs bin/kubectl_complete-machinestatus to complete `kubectl machinestatus <TAB>`.
 CLI_PLUGIN_COMPLETION := $(BIN)/kubectl_complete-machinestatus
 GOLANGCI_LINT := $(BIN)/golangci-lint
+PROMTOOL  := $(BIN)/promtool
+PROMETHEUS := $(BIN)/prometheus
 GREMLINS  := $(BIN)/gremlins
 # make mutation's "go" on gremlins' PATH (hack/tools/mutation/casecover) and its table printer.
 MUTATION_GO := $(BIN)/mutation/go
@@ -30,6 +33,10 @@ MUTATION_TABLE := $(BIN)/mutation/mutationtable
 TOOLS_MOD := cd hack/tools && go
 LINT_MOD  := cd hack/tools/lint && go
 MUTATION_MOD := cd hack/tools/mutation && go
+PROMETHEUS_MOD := cd hack/tools/prometheus && go
+# Prometheus's service discovery plugins (cloud SDKs, client-go) are most of its build and serve
+# nothing here: rule tests and the end-to-end test's static scrape config need none.
+PROMETHEUS_TAGS := remove_all_sd
 K8S_LDFLAGS := -s -w \
 	-X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 \
@@ -101,8 +108,14 @@ lint-bench: $(GOLANGCI_LINT) ## Run golangci-lint on the hack/bench module (not 
 lint-clusterapi: $(GOLANGCI_LINT) ## Run golangci-lint on the test/clusterapi module (not in CI).
 	cd test/clusterapi && $(GOLANGCI_LINT) run ./...
 
+# test/prometheus is its own module with Prometheus's dependencies: like hack/bench, CI leaves it
+# out of make lint.
+.PHONY: lint-prometheus
+lint-prometheus: $(GOLANGCI_LINT) ## Run golangci-lint on the test/prometheus module (not in CI).
+	cd test/prometheus && $(GOLANGCI_LINT) run ./...
+
 .PHONY: verify
-verify: generate manifests fmt ## Fail when generated files or formatting are out of date.
+verify: generate manifests prometheus-generate fmt ## Fail when generated files or formatting are out of date.
 	@git diff --exit-code -- api config '*.go' || { echo "generated files are stale: run make generate manifests fmt"; exit 1; }
 
 # test/internal/clusterapicrd reads Cluster API's Machine CRD from its root module, at the version
@@ -114,14 +127,14 @@ clusterapi-module:
 
 .PHONY: test
 test: runtime-tools build clusterapi-module ## Run every test against a real kube-apiserver + etcd (and kwok, kubectl), the fault tests too.
-	@# Vetted once here (the faults tag included); the go test runs below skip their own vet.
-	go vet -tags faults ./...
+	@# Vetted once here (the faults and promserver tags included); the go test runs below skip their own vet.
+	go vet -tags faults,promserver ./...
 	go test $(GO_TEST_FLAGS) -vet=off ./...
 	@# The fault tests mostly wait (a 30 s outage, lease expiry), so the fuzz targets' instrumented
 	@# builds, then the Cluster API suite (its compile is the heavy part), run meanwhile; each
 	@# one's output is printed when it ends.
-	@echo "fault tests, fuzz targets, the Cluster API suite and the benchmarks' tests run side by side (4-5 min); each one's output appears when it ends"
-	$(MAKE) --no-print-directory -j2 --output-sync=target fault-tests fuzz clusterapi-tests bench-tests FUZZTIME=$(TEST_FUZZTIME)
+	@echo "fault tests, fuzz targets, the Cluster API suite, the benchmarks' and the monitoring tests run side by side (4-5 min); each one's output appears when it ends"
+	$(MAKE) --no-print-directory -j2 --output-sync=target fault-tests fuzz clusterapi-tests bench-tests prometheus-tests FUZZTIME=$(TEST_FUZZTIME)
 
 .PHONY: fault-tests
 fault-tests:
@@ -136,6 +149,26 @@ clusterapi-tests:
 .PHONY: bench-tests
 bench-tests:
 	cd hack/bench && go vet ./... && go test $(GO_TEST_FLAGS) -vet=off ./...
+
+# config/prometheus (docs/alerts.md): the rule file checked and unit-tested by promtool (the tests
+# users run too), then test/prometheus, a module of its own with Prometheus's dependencies: the
+# generated PrometheusRule and dashboard are current, and every PromQL expression of the rules
+# and of the dashboard is evaluated by Prometheus's engine over a fleet's series.
+.PHONY: prometheus-tests
+prometheus-tests: $(PROMTOOL)
+	$(PROMTOOL) check rules config/prometheus/rules/machinestatus.rules.yaml
+	$(PROMTOOL) test rules config/prometheus/tests/*.test.yaml
+	cd test/prometheus && go vet ./... && go test $(GO_TEST_FLAGS) -vet=off ./...
+
+# test/promserver against a real Prometheus server built from the module proxy: not in make test,
+# as the server's build is the costliest of all (docs/development.md gives the figures).
+.PHONY: test-prometheus
+test-prometheus: runtime-tools build $(PROMETHEUS) ## Run bin/prometheus against the manager: the token scrape, the HTTP API, the shipped rules loaded (test/promserver; not in make test).
+	go test $(GO_TEST_FLAGS) -tags promserver -timeout 10m -v ./test/promserver/
+
+.PHONY: prometheus-generate
+prometheus-generate: ## Write config/prometheus's PrometheusRule (from its rule file) and Grafana dashboard (test/prometheus/monitoring).
+	cd test/prometheus && go run ./cmd/generate
 
 .PHONY: test-clusterapi
 test-clusterapi: runtime-tools build ## Check phase and lastOperation against Cluster API's real controllers (test/clusterapi; docs/clusterapi.md); CLUSTERAPI_WRITE_DOCS=1 records its table there.
@@ -290,6 +323,15 @@ $(APISERVER):
 
 $(ETCD):
 	$(TOOLS_MOD) build -ldflags "-s -w" -o $@ go.etcd.io/etcd/server/v3
+
+.PHONY: prometheus-tools
+prometheus-tools: $(PROMTOOL) $(PROMETHEUS) ## Build bin/promtool and bin/prometheus (pinned in hack/tools/prometheus/go.mod; each only when missing).
+
+$(PROMTOOL):
+	$(PROMETHEUS_MOD) build -tags $(PROMETHEUS_TAGS) -ldflags "-s -w" -o $@ github.com/prometheus/prometheus/cmd/promtool
+
+$(PROMETHEUS):
+	$(PROMETHEUS_MOD) build -tags $(PROMETHEUS_TAGS) -ldflags "-s -w" -o $@ github.com/prometheus/prometheus/cmd/prometheus
 
 $(GOLANGCI_LINT):
 	$(LINT_MOD) build -ldflags "-s -w" -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
