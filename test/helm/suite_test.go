@@ -1,0 +1,28 @@
+package helmchart
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/machinestatus/machinestatus/test/harness"
+)
+
+// env is the control plane of the install test; it starts without any CRD (the chart brings it).
+var env *harness.Env
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	var err error
+	env, err = harness.Start(harness.Options{AddToScheme: []func(*runtime.Scheme) error{apiextensionsv1.AddToScheme}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer env.Stop()
+	return m.Run()
+}
