@@ -12,20 +12,23 @@ import (
 // metricRow matches a docs/metrics.md table row naming one metric in its first cell.
 var metricRow = regexp.MustCompile("^\\| `([a-zA-Z_:][a-zA-Z0-9_:]*)` \\|")
 
-// documentedMetrics returns the metric names docs/metrics.md lists in its tables.
+// documentedMetrics returns the metric names the tables of docs/metrics.md and docs/install.md
+// (machinestatus_build_info, with the version commands) list.
 func documentedMetrics() ([]string, error) {
 	root, err := repo.Root()
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(root, "docs", "metrics.md"))
-	if err != nil {
-		return nil, err
-	}
 	var names []string
-	for _, line := range strings.Split(string(b), "\n") {
-		if m := metricRow.FindStringSubmatch(line); m != nil {
-			names = append(names, m[1])
+	for _, doc := range []string{"metrics.md", "install.md"} {
+		b, err := os.ReadFile(filepath.Join(root, "docs", doc))
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if m := metricRow.FindStringSubmatch(line); m != nil {
+				names = append(names, m[1])
+			}
 		}
 	}
 	return names, nil
