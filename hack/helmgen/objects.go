@@ -53,7 +53,7 @@ func writeChart(dir string, files map[string]string) error {
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			return fmt.Errorf("cannot write the chart: %w", err)
 		}
-		if err := os.WriteFile(full, []byte(files[p]), 0o644); err != nil { //nolint:gosec // a chart is public
+		if err := os.WriteFile(full, []byte(files[p]), 0o644); err != nil {
 			return fmt.Errorf("cannot write the chart: %w", err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"debug/elf"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -146,7 +147,7 @@ func checkImage(t *testing.T, img v1.Image, p *v1.Platform, dist string) {
 		return
 	}
 	path := filepath.Join(dist, "manager-from-image")
-	if err := os.WriteFile(path, bin, 0o755); err != nil { //nolint:gosec // to run it
+	if err := os.WriteFile(path, bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(path, "version").Output()
@@ -168,7 +169,7 @@ func layerFiles(t *testing.T, l v1.Layer) map[string][]byte {
 	tr := tar.NewReader(rc)
 	for {
 		h, err := tr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return files
 		}
 		if err != nil {
@@ -196,13 +197,13 @@ func untar(t *testing.T, file, dir string) {
 	tr := tar.NewReader(f)
 	for {
 		h, err := tr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join(dir, filepath.FromSlash(h.Name)) //nolint:gosec // our own archive
+		path := filepath.Join(dir, filepath.FromSlash(h.Name))
 		if h.Typeflag == tar.TypeDir {
 			if err := os.MkdirAll(path, 0o755); err != nil {
 				t.Fatal(err)
@@ -213,7 +214,7 @@ func untar(t *testing.T, file, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, b, 0o644); err != nil { //nolint:gosec // test files
+		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

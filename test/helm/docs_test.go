@@ -130,9 +130,19 @@ make() { command make -C "$REPO" --no-print-directory DIST="$PWD/dist" "$@"; }
 `
 	cmd := exec.CommandContext(ctx, "bash", "-c", preamble+script)
 	cmd.Dir = dir
+	// HOME is the section's directory; Go's caches stay the user's.
+	goEnv, err := exec.CommandContext(ctx, "go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	goVars := strings.Fields(string(goEnv))
+	if len(goVars) != 3 {
+		t.Fatalf("go env printed %q", goEnv)
+	}
 	krewRoot := filepath.Join(dir, "krew")
-	cmd.Env = append(environWithout("PATH", "KUBECONFIG", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "HOME", "VERSION"),
+	cmd.Env = append(environWithout("PATH", "KUBECONFIG", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "HOME", "VERSION", "GOCACHE", "GOMODCACHE", "GOPATH"),
 		"REPO="+env.Root, "HOME="+dir, "KUBECONFIG="+e.Kubeconfig, "KUBECACHEDIR="+filepath.Join(dir, "kubecache"),
+		"GOCACHE="+goVars[0], "GOMODCACHE="+goVars[1], "GOPATH="+goVars[2],
 		"KREW_ROOT="+krewRoot, "KREW_NO_UPGRADE_CHECK=1", "VERSION=v0.1.0",
 		"IMAGE_PLATFORMS=linux/amd64", "RELEASE_PLATFORMS=linux/amd64",
 		"PATH="+strings.Join([]string{filepath.Join(krewRoot, "bin"), tools, filepath.Join(env.Root, "bin", "k8s"), os.Getenv("PATH")}, string(os.PathListSeparator)))

@@ -76,14 +76,14 @@ func Build(o Options) ([]Platform, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot archive the %s binary: %w", p, err)
 		}
-		if err := os.WriteFile(filepath.Join(o.Out, archive), b, 0o644); err != nil { //nolint:gosec // a release is public
+		if err := os.WriteFile(filepath.Join(o.Out, archive), b, 0o644); err != nil {
 			return nil, fmt.Errorf("cannot write %s: %w", archive, err)
 		}
 		sum := sha256.Sum256(b)
 		platforms = append(platforms, Platform{OS: osName, Arch: arch, Archive: archive, SHA256: hex.EncodeToString(sum[:]), Bin: bin})
 		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(sum[:]), archive)
 	}
-	if err := os.WriteFile(filepath.Join(o.Out, ChecksumsFile), []byte(sums.String()), 0o644); err != nil { //nolint:gosec // public
+	if err := os.WriteFile(filepath.Join(o.Out, ChecksumsFile), []byte(sums.String()), 0o644); err != nil {
 		return nil, fmt.Errorf("cannot write the checksums: %w", err)
 	}
 	var manifest bytes.Buffer
@@ -92,7 +92,7 @@ func Build(o Options) ([]Platform, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("cannot write the krew manifest: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(o.Out, ManifestFile), manifest.Bytes(), 0o644); err != nil { //nolint:gosec // public
+	if err := os.WriteFile(filepath.Join(o.Out, ManifestFile), manifest.Bytes(), 0o644); err != nil {
 		return nil, fmt.Errorf("cannot write the krew manifest: %w", err)
 	}
 	return platforms, nil
