@@ -1,4 +1,4 @@
-package helmchart
+package install
 
 import (
 	"context"
@@ -35,6 +35,7 @@ import (
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/harness"
+	"github.com/machinestatus/machinestatus/test/helm/internal/render"
 )
 
 // installNamespace is the release's namespace in the install test (not config/'s: the chart
@@ -324,4 +325,14 @@ func freePort(t *testing.T) int {
 	}
 	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// loadChart loads dist/chart.
+func loadChart(t *testing.T) *chart.Chart {
+	t.Helper()
+	c, err := render.LoadChart(env.Root)
+	if err != nil {
+		t.Fatalf("cannot load dist/chart: %v", err)
+	}
+	return c
 }

@@ -1,6 +1,6 @@
 //go:build tools
 
-package helmchart
+package install
 
 // The helm command, which TestInstallDoc builds to run docs/install.md's Helm steps; pinned
 // here with the SDK.

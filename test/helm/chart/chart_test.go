@@ -1,19 +1,24 @@
-package helmchart
+package chart
 
 import (
+	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/lint"
 	"helm.sh/helm/v4/pkg/chart/v2/lint/support"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/machinestatus/machinestatus/test/helm/internal/render"
 )
 
-// TestLint runs Helm's linter (helm lint --strict) on the chart with its defaults and with
-// every optional part on: no warning, no error.
+// TestLint runs Helm's linter (what `helm lint --strict` runs) on the chart with its defaults
+// and with every optional part on: no warning, no error.
 func TestLint(t *testing.T) {
 	for _, vals := range []map[string]any{
 		nil,
@@ -21,13 +26,11 @@ func TestLint(t *testing.T) {
 			"monitoring": map[string]any{"serviceMonitor": map[string]any{"enabled": true,
 				"prometheusServiceAccount": map[string]any{"name": "prometheus", "namespace": "monitoring"}}}},
 	} {
-		lint := action.NewLint()
-		lint.Strict = true
-		res := lint.Run([]string{chartDir()}, vals)
-		if res.TotalChartsLinted != 1 || len(res.Errors) != 0 {
-			t.Errorf("helm lint %v: %d charts linted, errors %v", vals, res.TotalChartsLinted, res.Errors)
+		linter := lint.RunAll(render.ChartDir(root), vals, releaseNamespace)
+		if len(linter.Messages) == 0 {
+			t.Errorf("helm lint %v: no message at all, not even the chart's INFO: did it lint?", vals)
 		}
-		for _, m := range res.Messages {
+		for _, m := range linter.Messages {
 			if m.Severity > support.InfoSev {
 				t.Errorf("helm lint %v: %s", vals, m.Error())
 			}
@@ -41,7 +44,7 @@ func TestLint(t *testing.T) {
 // machineAPIs [cluster.x-k8s.io] it renders config/clusterapi's.
 func TestDefaultsMatchKustomize(t *testing.T) {
 	c := loadChart(t)
-	image := imageRepository + ":" + c.Metadata.AppVersion
+	image := render.ImageRepository + ":" + c.Metadata.AppVersion
 	for _, tc := range []struct {
 		dir  string
 		vals map[string]any
@@ -50,28 +53,28 @@ func TestDefaultsMatchKustomize(t *testing.T) {
 		{"config/clusterapi", map[string]any{"machineAPIs": []any{"cluster.x-k8s.io"}}},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
-			rendered, err := template(c, tc.vals)
+			rendered, err := render.Template(c, tc.vals, releaseNamespace)
 			if err != nil {
 				t.Fatalf("helm template: %v", err)
 			}
 			want := map[string]*unstructured.Unstructured{}
 			for _, o := range kustomize(t, tc.dir, image) {
 				if o.GetKind() != "Namespace" {
-					want[objKey(o)] = o
+					want[render.Key(o)] = o
 				}
 			}
-			got := byKey(rendered)
-			if !reflect.DeepEqual(keys(got), keys(want)) {
-				t.Fatalf("helm template renders %q\nkubectl kustomize %s renders %q (without its Namespace)", keys(got), tc.dir, keys(want))
+			got := render.ByKey(rendered)
+			if !reflect.DeepEqual(render.Keys(got), render.Keys(want)) {
+				t.Fatalf("helm template renders %q\nkubectl kustomize %s renders %q (without its Namespace)", render.Keys(got), tc.dir, render.Keys(want))
 			}
 			for k, w := range want {
 				g := got[k]
-				for _, l := range helmLabels {
+				for _, l := range render.HelmLabels {
 					if _, ok := g.GetLabels()[l]; !ok {
 						t.Errorf("%s has no label %s", k, l)
 					}
 				}
-				if d := cmp.Diff(w.Object, withoutHelmMetadata(g).Object); d != "" {
+				if d := cmp.Diff(w.Object, render.WithoutHelmMetadata(g).Object); d != "" {
 					t.Errorf("%s differs from %s's (-kustomize +helm):\n%s", k, tc.dir, d)
 				}
 			}
@@ -90,8 +93,8 @@ func TestValues(t *testing.T) {
 	}{
 		{"defaults: no monitoring objects", nil, func(t *testing.T, objs []*unstructured.Unstructured) {
 			for _, kind := range []string{"ServiceMonitor", "PrometheusRule"} {
-				if strings.Contains(kinds(objs), kind+" ") {
-					t.Errorf("a %s is rendered by default: %s", kind, kinds(objs))
+				if strings.Contains(render.Kinds(objs), kind+" ") {
+					t.Errorf("a %s is rendered by default: %s", kind, render.Kinds(objs))
 				}
 			}
 			if got := managerArgs(t, objs); !reflect.DeepEqual(got, defaultArgs) {
@@ -106,7 +109,7 @@ func TestValues(t *testing.T) {
 			if got := managerArgs(t, objs); !reflect.DeepEqual(got, want) {
 				t.Errorf("args %q, want %q", got, want)
 			}
-			d := findObj(objs, "Deployment", "machinestatus-manager")
+			d := render.Find(objs, "Deployment", "machinestatus-manager")
 			// Decoded as JSON is, a number is a float64.
 			if n := d.Object["spec"].(map[string]any)["replicas"]; n != float64(3) {
 				t.Errorf("replicas %v, want 3", n)
@@ -122,16 +125,16 @@ func TestValues(t *testing.T) {
 				t.Errorf("args %q, want %q", got, want)
 			}
 			for _, name := range []string{"machinestatus-manager", "machinestatus-manager-clusterapi"} {
-				if findObj(objs, "ClusterRole", name) == nil || findObj(objs, "ClusterRoleBinding", name) == nil {
-					t.Errorf("no ClusterRole and ClusterRoleBinding %s: %s", name, kinds(objs))
+				if render.Find(objs, "ClusterRole", name) == nil || render.Find(objs, "ClusterRoleBinding", name) == nil {
+					t.Errorf("no ClusterRole and ClusterRoleBinding %s: %s", name, render.Kinds(objs))
 				}
 			}
-			if findObj(objs, "CustomResourceDefinition", "machines.machinestatus.io") == nil {
-				t.Errorf("no CRD: %s", kinds(objs))
+			if render.Find(objs, "CustomResourceDefinition", "machines.machinestatus.io") == nil {
+				t.Errorf("no CRD: %s", render.Kinds(objs))
 			}
 		}},
 		{"crd.enable false", map[string]any{"crd": map[string]any{"enable": false}}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			if findObj(objs, "CustomResourceDefinition", "machines.machinestatus.io") != nil {
+			if render.Find(objs, "CustomResourceDefinition", "machines.machinestatus.io") != nil {
 				t.Error("the CRD is rendered with crd.enable false")
 			}
 		}},
@@ -140,7 +143,7 @@ func TestValues(t *testing.T) {
 			if got := managerArgs(t, objs); !reflect.DeepEqual(got, want) {
 				t.Errorf("args %q, want %q", got, want)
 			}
-			if findObj(objs, "Service", "machinestatus-manager-metrics") != nil {
+			if render.Find(objs, "Service", "machinestatus-manager-metrics") != nil {
 				t.Error("the metrics Service is rendered with metrics.enable false")
 			}
 		}},
@@ -149,7 +152,7 @@ func TestValues(t *testing.T) {
 			"securityContext":    map[string]any{"readOnlyRootFilesystem": true},
 			"podSecurityContext": map[string]any{"runAsNonRoot": true, "runAsUser": 1000},
 		}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			d := findObj(objs, "Deployment", "machinestatus-manager")
+			d := render.Find(objs, "Deployment", "machinestatus-manager")
 			containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
 			c := containers[0].(map[string]any)
 			// Helm merges values into the defaults: requests and the other fields stay.
@@ -168,14 +171,14 @@ func TestValues(t *testing.T) {
 			"enabled": true, "interval": "30s", "labels": map[string]any{"release": "prom"},
 			"prometheusServiceAccount": map[string]any{"name": "prometheus-k8s", "namespace": "monitoring"},
 		}}}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			sm := findObj(objs, "ServiceMonitor", "machinestatus-manager-metrics")
+			sm := render.Find(objs, "ServiceMonitor", "machinestatus-manager-metrics")
 			if sm == nil {
-				t.Fatalf("no ServiceMonitor: %s", kinds(objs))
+				t.Fatalf("no ServiceMonitor: %s", render.Kinds(objs))
 			}
 			if sm.GetNamespace() != releaseNamespace || sm.GetLabels()["release"] != "prom" {
 				t.Errorf("ServiceMonitor namespace %q labels %v", sm.GetNamespace(), sm.GetLabels())
 			}
-			svc := withoutHelmMetadata(findObj(objs, "Service", "machinestatus-manager-metrics"))
+			svc := render.WithoutHelmMetadata(render.Find(objs, "Service", "machinestatus-manager-metrics"))
 			wantSpec := map[string]any{
 				"selector": map[string]any{"matchLabels": toAnyMap(svc.GetLabels())},
 				"endpoints": []any{map[string]any{
@@ -187,9 +190,9 @@ func TestValues(t *testing.T) {
 			if d := cmp.Diff(wantSpec, sm.Object["spec"]); d != "" {
 				t.Errorf("ServiceMonitor spec (-want +got):\n%s", d)
 			}
-			b := findObj(objs, "ClusterRoleBinding", "machinestatus-metrics-reader")
+			b := render.Find(objs, "ClusterRoleBinding", "machinestatus-metrics-reader")
 			if b == nil {
-				t.Fatalf("no ClusterRoleBinding of metrics-reader: %s", kinds(objs))
+				t.Fatalf("no ClusterRoleBinding of metrics-reader: %s", render.Kinds(objs))
 			}
 			wantBinding := map[string]any{
 				"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "machinestatus-metrics-reader"},
@@ -201,7 +204,7 @@ func TestValues(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			objs, err := template(c, tc.vals)
+			objs, err := render.Template(c, tc.vals, releaseNamespace)
 			if err != nil {
 				t.Fatalf("helm template: %v", err)
 			}
@@ -215,26 +218,26 @@ func TestValues(t *testing.T) {
 func TestPrometheusRule(t *testing.T) {
 	vals := map[string]any{"monitoring": map[string]any{"prometheusRule": map[string]any{"enabled": true}}}
 	c := loadChart(t)
-	if _, err := template(c, vals); err == nil || !strings.Contains(err.Error(), "has no files/prometheus-rule-groups.yaml") {
+	if _, err := render.Template(c, vals, releaseNamespace); err == nil || !strings.Contains(err.Error(), "has no files/prometheus-rule-groups.yaml") {
 		t.Errorf("prometheusRule.enabled without the groups file: got %v, want the chart's failure", err)
 	}
 	groups := "- name: machinestatus\n  rules:\n  - alert: MachineFailed\n    expr: machinestatus_machines{phase=\"Failed\"} > 0\n"
 	c.Files = append(c.Files, &common.File{Name: "files/prometheus-rule-groups.yaml", Data: []byte(groups)})
-	objs, err := template(c, vals)
+	objs, err := render.Template(c, vals, releaseNamespace)
 	if err != nil {
 		t.Fatalf("helm template: %v", err)
 	}
-	r := findObj(objs, "PrometheusRule", "machinestatus")
+	r := render.Find(objs, "PrometheusRule", "machinestatus")
 	if r == nil {
-		t.Fatalf("no PrometheusRule: %s", kinds(objs))
+		t.Fatalf("no PrometheusRule: %s", render.Kinds(objs))
 	}
 	want := []any{map[string]any{"name": "machinestatus", "rules": []any{map[string]any{
 		"alert": "MachineFailed", "expr": `machinestatus_machines{phase="Failed"} > 0`}}}}
 	if d := cmp.Diff(want, r.Object["spec"].(map[string]any)["groups"]); d != "" {
 		t.Errorf("PrometheusRule groups (-want +got):\n%s", d)
 	}
-	if _, err := template(c, map[string]any{"metrics": map[string]any{"enable": false},
-		"monitoring": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}}); err == nil ||
+	if _, err := render.Template(c, map[string]any{"metrics": map[string]any{"enable": false},
+		"monitoring": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}}, releaseNamespace); err == nil ||
 		!strings.Contains(err.Error(), "monitoring.serviceMonitor.enabled needs metrics.enable") {
 		t.Errorf("a ServiceMonitor without metrics: got %v, want the chart's failure", err)
 	}
@@ -246,4 +249,53 @@ func toAnyMap(m map[string]string) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// releaseNamespace is where the chart is rendered: config/'s namespace, so that the objects
+// compare with kustomize's as they are.
+const releaseNamespace = "machinestatus-system"
+
+// root is the repository; kubectl its bin/k8s/kubectl.
+var root, kubectl string
+
+func TestMain(m *testing.M) {
+	var err error
+	if root, err = render.Root(); err == nil {
+		kubectl, err = render.Kubectl(root)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// loadChart loads dist/chart.
+func loadChart(t *testing.T) *chartv2.Chart {
+	t.Helper()
+	c, err := render.LoadChart(root)
+	if err != nil {
+		t.Fatalf("cannot load dist/chart: %v", err)
+	}
+	return c
+}
+
+// kustomize renders config/ dir with image as the manager's.
+func kustomize(t *testing.T, dir, image string) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := render.Kustomize(root, kubectl, dir, image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// managerArgs returns the manager's args of the rendered Deployment.
+func managerArgs(t *testing.T, objs []*unstructured.Unstructured) []string {
+	t.Helper()
+	args, err := render.ManagerArgs(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return args
 }

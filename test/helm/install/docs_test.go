@@ -1,4 +1,4 @@
-package helmchart
+package install
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/machinestatus/machinestatus/test/harness"
+	"github.com/machinestatus/machinestatus/test/helm/internal/render"
 )
 
 // skipped are the command lines of docs/install.md the test cannot run, and why; each must be
@@ -122,7 +123,7 @@ func shellBlocks(doc string) map[string]string {
 // repository with DIST=dir/dist and the release version, dist/chart is copied into dir.
 func runDoc(t *testing.T, ctx context.Context, e *harness.Env, dir, tools, script string) string {
 	t.Helper()
-	if err := os.CopyFS(filepath.Join(dir, "dist", "chart"), os.DirFS(chartDir())); err != nil {
+	if err := os.CopyFS(filepath.Join(dir, "dist", "chart"), os.DirFS(render.ChartDir(env.Root))); err != nil {
 		t.Fatal(err)
 	}
 	preamble := `set -euo pipefail
