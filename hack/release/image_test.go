@@ -21,19 +21,36 @@ import (
 	"github.com/machinestatus/machinestatus/hack/release/image"
 )
 
-// TestMakeImage runs `make image` and reads the OCI layout back with go-containerregistry:
-// one index tagged with the version, for linux/amd64 and linux/arm64, each image one layer on
-// an empty base holding only the static manager binary of its architecture and /etc/passwd,
-// /etc/group (no shell), run as 65532:65532, labeled with version, revision and source. The
-// amd64 binary, taken out of its layer, prints the stamped version. The OCI archive holds the
-// same layout.
+// TestImage builds an image of stand-in binaries with cmd/release (what make image runs after
+// its go build) and reads it back (checkImageLayout).
+func TestImage(t *testing.T) {
+	dist := t.TempDir()
+	bins := standins(t, []string{"linux/amd64", "linux/arm64"}, "manager")
+	runRelease(t, "image", "-binaries", bins, "-platforms", "linux/amd64 linux/arm64", "-version", testVersion,
+		"-revision", testRevision, "-source", "https://github.com/machinestatus/machinestatus",
+		"-layout", filepath.Join(dist, "image"), "-tarball", filepath.Join(dist, "image.oci.tar"))
+	checkImageLayout(t, dist, "standin version\n")
+}
+
+// TestMakeImage runs `make image` and reads the image back (checkImageLayout); this platform's
+// manager, taken out of its layer, prints the stamped version.
 func TestMakeImage(t *testing.T) {
+	needMake(t)
 	dist := t.TempDir()
 	runMake(t, "image", "DIST="+dist)
-	idx := readLayout(t, filepath.Join(dist, "image"))
-	checkIndex(t, idx, dist)
+	checkImageLayout(t, dist, "manager "+testVersion+" (revision "+testRevision+", "+runtime.Version()+", linux/"+runtime.GOARCH+")\n")
+}
 
-	// The archive is the layout: unpacked, it is read back to the same index.
+// checkImageLayout reads the OCI layout dist/image back with go-containerregistry: one index
+// tagged with the version, for linux/amd64 and linux/arm64, each image one layer on an empty
+// base holding only the static /manager of its architecture and /etc/passwd, /etc/group (no
+// shell), run as 65532:65532, labeled with version, revision and source; this platform's
+// /manager, run with "version", prints want. The OCI archive dist/image.oci.tar holds the same
+// layout.
+func checkImageLayout(t *testing.T, dist, want string) {
+	t.Helper()
+	idx := readLayout(t, filepath.Join(dist, "image"))
+	checkIndex(t, idx, dist, want)
 	unpacked := t.TempDir()
 	untar(t, filepath.Join(dist, "image.oci.tar"), unpacked)
 	again := readLayout(t, unpacked)
@@ -77,7 +94,7 @@ var wantLabels = map[string]string{
 	image.LabelLicenses: "Apache-2.0",
 }
 
-func checkIndex(t *testing.T, idx v1.ImageIndex, dist string) {
+func checkIndex(t *testing.T, idx v1.ImageIndex, dist, want string) {
 	t.Helper()
 	m, err := idx.IndexManifest()
 	if err != nil {
@@ -93,7 +110,7 @@ func checkIndex(t *testing.T, idx v1.ImageIndex, dist string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkImage(t, img, d.Platform, dist)
+		checkImage(t, img, d.Platform, dist, want)
 	}
 	if want := []string{"linux/amd64", "linux/arm64"}; !reflect.DeepEqual(platforms, want) {
 		t.Errorf("platforms %q, want %q", platforms, want)
@@ -103,7 +120,7 @@ func checkIndex(t *testing.T, idx v1.ImageIndex, dist string) {
 // elfMachines is the ELF machine of each architecture's binary.
 var elfMachines = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}
 
-func checkImage(t *testing.T, img v1.Image, p *v1.Platform, dist string) {
+func checkImage(t *testing.T, img v1.Image, p *v1.Platform, dist, want string) {
 	t.Helper()
 	mt, _ := img.MediaType()
 	cfg, err := img.ConfigFile()
@@ -151,7 +168,6 @@ func checkImage(t *testing.T, img v1.Image, p *v1.Platform, dist string) {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(path, "version").Output()
-	want := "manager " + testVersion + " (revision " + testRevision + ", " + runtime.Version() + ", linux/" + runtime.GOARCH + ")\n"
 	if err != nil || string(out) != want {
 		t.Errorf("the image's /manager version: %q (%v), want %q", out, err, want)
 	}

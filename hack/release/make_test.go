@@ -73,3 +73,42 @@ func binary(t *testing.T, env, rel string) string {
 	}
 	return p
 }
+
+// needMake skips a test that runs make image or make release unless RELEASE_TEST_MAKE is set
+// (make test-dist sets it): they cross-compile the manager and the plugin, about 12
+// CPU-minutes from a cold build cache, more than make test may add.
+func needMake(t *testing.T) {
+	t.Helper()
+	if os.Getenv("RELEASE_TEST_MAKE") == "" {
+		t.Skip("make test-dist runs it (RELEASE_TEST_MAKE=1)")
+	}
+}
+
+// standins builds testdata/standin, a static binary, for each platform into
+// DIR/OS_ARCH/name (name.exe on Windows) and returns DIR.
+func standins(t *testing.T, platforms []string, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, p := range platforms {
+		osName, arch, _ := strings.Cut(p, "/")
+		out := filepath.Join(dir, osName+"_"+arch, name)
+		if osName == "windows" {
+			out += ".exe"
+		}
+		cmd := exec.Command("go", "build", "-trimpath", "-o", out, "./testdata/standin")
+		cmd.Env = append(environWithout("GOOS", "GOARCH", "CGO_ENABLED"), "GOOS="+osName, "GOARCH="+arch, "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build the stand-in for %s: %v\n%s", p, err, b)
+		}
+	}
+	return dir
+}
+
+// runRelease runs cmd/release with args and fails t with its output.
+func runRelease(t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"run", "./cmd/release"}, args...)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("release %s: %v\n%s", strings.Join(args, " "), err, b)
+	}
+}

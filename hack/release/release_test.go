@@ -25,29 +25,42 @@ import (
 	"github.com/machinestatus/machinestatus/hack/release/plugin"
 )
 
-// releasePlatforms are the platforms the test builds: $RELEASE_TEST_PLATFORMS (the Makefile's
-// dist-tests sets it), else every platform `make release` builds.
-func releasePlatforms() []string {
-	if p := os.Getenv("RELEASE_TEST_PLATFORMS"); p != "" {
-		return strings.Fields(p)
-	}
-	return []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"}
+// releasePlatforms are the platforms make release builds.
+var releasePlatforms = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"}
+
+// TestPlugin packages stand-in binaries for every platform with cmd/release (what make release
+// runs after its go builds) and checks the release (checkRelease).
+func TestPlugin(t *testing.T) {
+	bins := standins(t, releasePlatforms, "kubectl-machinestatus")
+	out := filepath.Join(t.TempDir(), "release")
+	runRelease(t, "plugin", "-binaries", bins, "-platforms", strings.Join(releasePlatforms, " "), "-version", testVersion,
+		"-license", filepath.Join(root, "LICENSE"), "-url", "https://github.com/machinestatus/machinestatus/releases/download/"+testVersion,
+		"-homepage", "https://github.com/machinestatus/machinestatus", "-out", out)
+	checkRelease(t, out, releasePlatforms, "standin version\n")
 }
 
-// TestMakeRelease runs `make release` and checks what a krew user gets: checksums.txt matches
-// the archives; krew's own validator (validate-krew-manifest, krew v0.4.3, -skip-install as it
+// TestMakeRelease runs `make release` for every platform and checks the release
+// (checkRelease): the plugin installed by krew prints the stamped version.
+func TestMakeRelease(t *testing.T) {
+	needMake(t)
+	dist := t.TempDir()
+	runMake(t, "release", "DIST="+dist, "RELEASE_PLATFORMS="+strings.Join(releasePlatforms, " "))
+	checkRelease(t, filepath.Join(dist, "release"), releasePlatforms,
+		"kubectl machinestatus "+testVersion+" (revision "+testRevision+", "+runtime.Version()+", "+runtime.GOOS+"/"+runtime.GOARCH+")\n")
+}
+
+// checkRelease checks what a krew user gets from the release in out: checksums.txt matches the
+// archives; krew's own validator (validate-krew-manifest, krew v0.4.3, -skip-install as it
 // would download) accepts the manifest and refuses it under another name; `kubectl krew install
 // --manifest --archive` installs every platform's archive offline (krew checks its sha256 and
-// finds the binary and LICENSE) and refuses another platform's archive; each binary is built for
-// its platform; and the installed plugin runs as `kubectl machinestatus version`.
-func TestMakeRelease(t *testing.T) {
+// finds the binary and LICENSE) and refuses another platform's archive; each binary is built
+// for its platform; and this platform's plugin, installed by krew, runs as
+// `kubectl machinestatus version` and prints want.
+func checkRelease(t *testing.T, out string, platforms []string, want string) {
+	t.Helper()
 	kubectl := binary(t, "KUBECTL_BIN", "bin/k8s/kubectl")
 	krew := binary(t, "KREW_BIN", "bin/kubectl-krew")
 	validate := binary(t, "KREW_VALIDATE_BIN", "bin/validate-krew-manifest")
-	platforms := releasePlatforms()
-	dist := t.TempDir()
-	runMake(t, "release", "DIST="+dist, "RELEASE_PLATFORMS="+strings.Join(platforms, " "))
-	out := filepath.Join(dist, "release")
 	manifest := filepath.Join(out, plugin.ManifestFile)
 
 	sums := checksums(t, out)
@@ -109,7 +122,6 @@ func TestMakeRelease(t *testing.T) {
 		version := exec.Command(kubectl, "machinestatus", "version")
 		version.Env = krewEnv
 		b, err := version.Output()
-		want := "kubectl machinestatus " + testVersion + " (revision " + testRevision + ", " + runtime.Version() + ", " + p + ")\n"
 		if err != nil || string(b) != want {
 			t.Errorf("kubectl machinestatus version, installed by krew: %q (%v), want %q", b, err, want)
 		}
