@@ -48,11 +48,11 @@ type Reader struct {
 	// Referrers maps a referenced object's change to the Machines to reconcile.
 	Referrers Referrers
 
-	controller   controller.Controller
-	watches      watchSet
-	unserved     recentAnswers[schema.GroupKind, struct{}]
-	discoveryLag discoveryLag
-	access       accessState
+	controller controller.Controller
+	watches    watchSet
+	// unmapped are the kinds (version "") and versions the RESTMapper did not map, and when.
+	unmapped recentAnswers[schema.GroupVersionKind, time.Time]
+	access   accessState
 }
 
 // SetupWithManager lets r start watches on c (the Machine controller) and prepares the access
@@ -88,7 +88,7 @@ func (r *Reader) readOnce(ctx context.Context, ns string, ref v1alpha1.ContractV
 		return st, fmt.Errorf("cannot resolve kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
 	}
 	if kind.mapping == nil {
-		return notInDiscovery(st, ref.APIGroup, kind.waiting, kind.wait, r.kindRetryInterval()), nil
+		return notInDiscovery(st, ref.APIGroup, kind.waiting, kind.wait, r.discoveryStep()), nil
 	}
 	// While discovery does not list the version the CRD picks, the version read before is read,
 	// and discovery asked again after kind.wait.
@@ -114,8 +114,7 @@ func (r *Reader) readOnce(ctx context.Context, ns string, ref v1alpha1.ContractV
 	case apierrors.IsForbidden(err):
 		return forbidden(st, mapping.Resource.GroupResource(), scope, "read", r.kindRetryInterval()), nil
 	case meta.IsNoMatchError(err):
-		wait := r.discoveryLag.retryAfter(mapping.GroupVersionKind, now, r.kindRetryInterval())
-		return notInDiscovery(st, ref.APIGroup, mapping.GroupVersionKind.Version, wait, r.kindRetryInterval()), nil
+		return notInDiscovery(st, ref.APIGroup, mapping.GroupVersionKind.Version, r.discoveryStep(), r.discoveryStep()), nil
 	case (apierrors.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded)) && ctx.Err() == nil:
 		// The informer cache reports a sync that outlasted rctx as a Timeout status error.
 		st.Unreadable = fmt.Sprintf("cannot read %s: timed out waiting for the %s cache (missing RBAC?)", st, ref.Kind)
@@ -124,27 +123,6 @@ func (r *Reader) readOnce(ctx context.Context, ns string, ref v1alpha1.ContractV
 		return st, fmt.Errorf("cannot read %s: %w", st, err)
 	}
 	return status.RefFromObject(st, obj, readyField), nil
-}
-
-// inDiscovery reports whether the RESTMapper maps gvk, a version a CRD serves: a CRD serves a
-// new version moments before discovery lists it, and a watch started in between fails, so none
-// starts until the RESTMapper has it (followVersion). While gvk is missing it returns false and
-// the wait before the Machine is read again: DiscoveryRetryInterval, doubling up to the retry
-// interval (discoveryLag). The RESTMapper is asked once per step of that wait (and at once after
-// a change of the CRD), however many Machines reference the kind.
-func (r *Reader) inDiscovery(gvk schema.GroupVersionKind, now time.Time) (time.Duration, bool) {
-	if r.RESTMapper == nil {
-		return 0, true
-	}
-	interval := r.kindRetryInterval()
-	if wait, ok := r.discoveryLag.pending(gvk, now, interval); ok {
-		return wait, false
-	}
-	if _, err := r.RESTMapper.RESTMapping(gvk.GroupKind(), gvk.Version); meta.IsNoMatchError(err) {
-		return r.discoveryLag.retryAfter(gvk, now, interval), false
-	}
-	r.discoveryLag.found(gvk)
-	return 0, true
 }
 
 // machinesForObject maps a watched referenced object to the Machines that reference it.

@@ -48,10 +48,3 @@ func (c *recentAnswers[K, V]) record(k K, v V, now time.Time) {
 	}
 	c.answers[k] = recentAnswer[V]{value: v, at: now}
 }
-
-// forget drops the answer for k.
-func (c *recentAnswers[K, V]) forget(k K) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.answers, k)
-}

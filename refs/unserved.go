@@ -2,7 +2,6 @@ package refs
 
 import (
 	"fmt"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -15,26 +14,36 @@ import (
 // reference names a kind the API server does not serve is reconciled again after one minute.
 const DefaultKindRetryInterval = time.Minute
 
-// DiscoveryRetryInterval is the first wait before a Machine is reconciled again when its
-// reference's CRD serves a version that discovery does not list yet (discovery follows a CRD
-// within seconds). The wait then doubles while the version stays missing, up to the kind retry
-// interval (discoveryLag.retryAfter).
+// DiscoveryRetryInterval is how often discovery is asked again about a version that a CRD serves
+// and discovery does not list yet (it follows a CRD within milliseconds), and how soon the
+// Machines reading the kind meanwhile are read again (at most the kind retry interval).
 const DiscoveryRetryInterval = 2 * time.Second
 
-// restMapping is RESTMapper.RESTMapping for the preferred version of gk, except that a kind found
-// unserved less than the retry interval ago is a *meta.NoKindMatchError without asking again.
-func (r *Reader) restMapping(gk schema.GroupKind, now time.Time) (*meta.RESTMapping, error) {
-	if _, ok := r.unserved.fresh(gk, now, r.kindRetryInterval()); ok {
-		return nil, &meta.NoKindMatchError{GroupKind: gk}
+// restMapping is RESTMapper.RESTMapping of gk at version ("": its preferred version), except that
+// a kind and version the RESTMapper did not map less than interval before now is a
+// *meta.NoKindMatchError without asking again (recentAnswers' freshness), so that it is asked at
+// most once per interval however many Machines read it. With a no-match error it returns how
+// long before the RESTMapper is asked again.
+func (r *Reader) restMapping(gk schema.GroupKind, version string, now time.Time, interval time.Duration) (*meta.RESTMapping, time.Duration, error) {
+	gvk := gk.WithVersion(version)
+	if at, ok := r.unmapped.fresh(gvk, now, interval); ok {
+		return nil, at.Add(interval).Sub(now), &meta.NoKindMatchError{GroupKind: gk}
 	}
-	mapping, err := r.RESTMapper.RESTMapping(gk)
-	switch {
-	case meta.IsNoMatchError(err):
-		r.unserved.record(gk, struct{}{}, now)
-	case err == nil:
-		r.unserved.forget(gk)
+	var versions []string
+	if version != "" {
+		versions = []string{version}
 	}
-	return mapping, err
+	mapping, err := r.RESTMapper.RESTMapping(gk, versions...)
+	if meta.IsNoMatchError(err) {
+		r.unmapped.record(gvk, now, now)
+		return nil, interval, err
+	}
+	return mapping, 0, err
+}
+
+// discoveryStep is how often discovery is asked about a version it does not list yet.
+func (r *Reader) discoveryStep() time.Duration {
+	return min(DiscoveryRetryInterval, r.kindRetryInterval())
 }
 
 // kindNotServed returns st for a reference whose kind (st.Kind in group) the API server does not
@@ -44,104 +53,21 @@ func kindNotServed(st status.Ref, group, why string, interval time.Duration) sta
 	if why == "" {
 		why = "is its CRD installed?"
 	}
-	return unservedState(st, group, why, fmt.Sprintf("checking again every %s", interval))
+	st.Problem = status.ProblemKindNotServed
+	st.Unreadable = fmt.Sprintf("cannot read %s: the API server serves no kind %s in group %s (%s); checking again every %s", st, st.Kind, group, why, interval)
+	return st
 }
 
 // notInDiscovery returns st for a reference whose kind's CRD serves version, which discovery
-// does not list yet (it follows within seconds): KindNotServed, read again after retry (set as
-// st.RetryAfter, the current step of the backoff from DiscoveryRetryInterval up to interval) or
-// at once when the CRD changes. The message names the backoff's bounds, not its current step, so
-// that it does not change (and the status is not written again) at each step.
-func notInDiscovery(st status.Ref, group, version string, retry, interval time.Duration) status.Ref {
+// does not list yet: KindNotServed, read again after retry (the rest of the current step of
+// discovery's questions) or at once when the CRD changes. The message names the step, not what
+// is left of it, so that it does not change (and the status is not written again) at each read.
+func notInDiscovery(st status.Ref, group, version string, retry, step time.Duration) status.Ref {
 	st.Problem = status.ProblemKindNotServed
-	st.Unreadable = fmt.Sprintf("cannot read %s: version %s of %s (group %s) is not in discovery yet; checking again after %s, doubling up to every %s",
-		st, version, st.Kind, group, min(DiscoveryRetryInterval, interval), interval)
+	st.Unreadable = fmt.Sprintf("cannot read %s: version %s of %s (group %s) is not in discovery yet; checking again every %s",
+		st, version, st.Kind, group, step)
 	st.RetryAfter = retry
 	return st
-}
-
-func unservedState(st status.Ref, group, why, retry string) status.Ref {
-	st.Problem = status.ProblemKindNotServed
-	st.Unreadable = fmt.Sprintf("cannot read %s: the API server serves no kind %s in group %s (%s); %s", st, st.Kind, group, why, retry)
-	return st
-}
-
-// discoveryLag remembers, for each version that a CRD serves and discovery does not list, since
-// when it has been missing and until when the current step of its wait lasts. The zero value is
-// ready to use; it is safe for concurrent use.
-type discoveryLag struct {
-	mu      sync.Mutex
-	missing map[schema.GroupVersionKind]lagStep
-}
-
-// lagStep is a version missing from discovery since since; discovery is not asked about it again
-// before next.
-type lagStep struct{ since, next time.Time }
-
-// retryAfter notes that gvk is missing from discovery at now and returns how long to wait before
-// looking again: the time since it was first found missing, at least DiscoveryRetryInterval and
-// at most interval, so that the waits double (2 s, 2 s, 4 s, 8 s, …) up to interval. A clock that
-// went back gives the shortest wait. Until the wait has passed, pending answers for gvk.
-func (d *discoveryLag) retryAfter(gvk schema.GroupVersionKind, now time.Time, interval time.Duration) time.Duration {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.missing == nil {
-		d.missing = map[schema.GroupVersionKind]lagStep{}
-	}
-	step, ok := d.missing[gvk]
-	if !ok {
-		step.since = now
-	}
-	wait := min(max(now.Sub(step.since), DiscoveryRetryInterval), interval)
-	step.next = now.Add(wait)
-	d.missing[gvk] = step
-	return wait
-}
-
-// pending returns how long remains at now of the current wait of gvk, missing from discovery
-// (retryAfter), and true; or false when gvk is not known missing or its wait has passed (or the
-// clock went back before it started): discovery is then asked again.
-func (d *discoveryLag) pending(gvk schema.GroupVersionKind, now time.Time, interval time.Duration) (time.Duration, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	step, ok := d.missing[gvk]
-	if !ok || !now.Before(step.next) || now.Before(step.since) {
-		return 0, false
-	}
-	return min(step.next.Sub(now), interval), true
-}
-
-// found forgets that gvk was missing from discovery.
-func (d *discoveryLag) found(gvk schema.GroupVersionKind) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.missing, gvk)
-}
-
-// keepOnly forgets every version of gk missing from discovery but version ("": every one), so
-// that a version missing again later starts its wait over at DiscoveryRetryInterval (its CRD was
-// deleted, the version read changed, or the version is no longer waited for: followVersion).
-func (d *discoveryLag) keepOnly(gk schema.GroupKind, version string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for gvk := range d.missing {
-		if gvk.GroupKind() == gk && gvk.Version != version {
-			delete(d.missing, gvk)
-		}
-	}
-}
-
-// askNow makes the next read of each version of gk missing from discovery ask discovery again,
-// keeping its backoff (its CRD changed).
-func (d *discoveryLag) askNow(gk schema.GroupKind) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for gvk, step := range d.missing {
-		if gvk.GroupKind() == gk {
-			step.next = step.since
-			d.missing[gvk] = step
-		}
-	}
 }
 
 // RetryDeadline returns the earliest of next (zero: none) and, for each of refs, now plus its

@@ -92,7 +92,7 @@ func (r *Reader) kindMapping(ctx context.Context, gk schema.GroupKind, now time.
 		return kindRead{}, err
 	}
 	if crd == nil && !r.watches.definedByCRD(gk) {
-		m, err := r.restMapping(gk, now)
+		m, _, err := r.restMapping(gk, "", now, r.kindRetryInterval())
 		return kindRead{mapping: m}, err
 	}
 	vr, wait := r.followVersion(ctx, gk, crd, true, now)
@@ -116,58 +116,43 @@ func (r *Reader) kindMapping(ctx context.Context, gk schema.GroupKind, now time.
 }
 
 // followVersion decides which version of gk to read at now (versionToRead) from its CRD (nil:
-// deleted), the version read so far and discovery (inDiscovery, whose backoff paces how often
-// discovery is asked), and records it (chooseVersion, which stops the watches of every other
-// version; the wait for a version missing from discovery then starts over) — except while it keeps reading the version read so far because discovery does not
-// list the one the CRD picks yet: that version's watches stay, and a reconcile that decided
-// so after another version was recorded has its watch refused (startWatch) and reads again.
-// With record false, a kind not recorded yet is left alone (a CRD event about a kind no Machine
-// read). Of the kind's versions missing from discovery, only the one waited for keeps its wait
-// (discoveryLag): a version no longer waited for (listed, or no longer picked) starts over at
-// DiscoveryRetryInterval if it is waited for again. It returns the decision and, when it waits
-// for a version, how long before discovery is asked about it again.
+// deleted), the version read so far and discovery (asked about a version it does not list at
+// most once per discovery step, restMapping), and records it (chooseVersion, which stops the
+// watches of every other version) — except while it keeps reading the version read so far
+// because discovery does not list the one the CRD picks yet: that version's watches stay, and a
+// reconcile that decided so after another version was recorded has its watch refused
+// (startWatch) and reads again. With record false, a kind not recorded yet is left alone (a CRD
+// event about a kind no Machine read). It returns the decision and, when it waits for a version,
+// how long before discovery is asked about it again.
 func (r *Reader) followVersion(ctx context.Context, gk schema.GroupKind, crd *apiextensionsv1.CustomResourceDefinition, record bool, now time.Time) (versionRead, time.Duration) {
 	previous, ok := r.watches.chosenVersion(gk)
 	if !ok && !record {
 		return versionRead{}, 0
 	}
-	waits := map[string]time.Duration{}
+	var wait time.Duration // of the version picked, the first asked about
 	vr := versionToRead(crd, previous, func(v string) bool {
-		wait, listed := r.inDiscovery(gk.WithVersion(v), now)
-		waits[v] = wait
-		return listed
-	})
-	changed := false
-	if vr.Waiting == "" || vr.Waiting == vr.Version {
-		changed = r.chooseVersion(ctx, gk, vr.Version, record)
-	}
-	// Only the wait for the version waited for is kept: any other starts over at
-	// DiscoveryRetryInterval if that version is waited for again, and so does this one when the
-	// version read changed (it was found missing just now).
-	if changed {
-		r.discoveryLag.keepOnly(gk, "")
-		if vr.Waiting != "" {
-			waits[vr.Waiting] = r.discoveryLag.retryAfter(gk.WithVersion(vr.Waiting), now, r.kindRetryInterval())
+		_, retry, err := r.restMapping(gk, v, now, r.discoveryStep())
+		if wait == 0 {
+			wait = retry
 		}
-	} else {
-		r.discoveryLag.keepOnly(gk, vr.Waiting)
+		return !meta.IsNoMatchError(err)
+	})
+	if vr.Waiting == "" || vr.Waiting == vr.Version {
+		r.chooseVersion(ctx, gk, vr.Version, record)
 	}
-	return vr, waits[vr.Waiting]
+	return vr, wait
 }
 
 // CRDChanged maps a CRD change to the Machines referencing its kind, after bringing the
 // watches of the kind in line with the CRD (followVersion: a deleted or unserved version stops
 // at once, even when no Machine references the kind any more; a version still served and
-// listed is kept until discovery lists the one picked), and forgets that the kind was not
-// served (its versions missing from discovery are asked about again at once).
+// listed is kept until discovery lists the one picked).
 func (r *Reader) CRDChanged(ctx context.Context, obj client.Object) []reconcile.Request {
 	crd := crdOf(obj)
 	if crd == nil {
 		return nil
 	}
 	gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
-	r.unserved.forget(gk)
-	r.discoveryLag.askNow(gk)
 	if current, err := r.crdFor(ctx, gk); err == nil {
 		r.followVersion(ctx, gk, current, false, r.clock().Now())
 	}

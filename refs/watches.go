@@ -86,19 +86,19 @@ func (w *watchSet) chosenVersion(gk schema.GroupKind) (string, bool) {
 	return v, ok
 }
 
-// chooseVersion records v as the version of gk read now ("" none), gk being defined by a CRD,
-// and reports whether that changed it. Only when it changes (or gk is new and record is true)
+// chooseVersion records v as the version of gk read now ("" none), gk being defined by a CRD.
+// Only when it changes (or gk is new and record is true)
 // does it stop every watch of gk at another version, in every namespace (stopWatches): the
 // informer of a version no longer read is removed from its cache, so that its stale objects are
 // never read and it does not retry a list that can only fail. A kind not recorded yet is left
 // alone when record is false (a CRD event about a kind no Machine read).
-func (r *Reader) chooseVersion(ctx context.Context, gk schema.GroupKind, v string, record bool) bool {
+func (r *Reader) chooseVersion(ctx context.Context, gk schema.GroupKind, v string, record bool) {
 	w := &r.watches
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	prev, ok := w.chosen[gk]
 	if (ok && prev == v) || (!ok && !record) {
-		return false
+		return
 	}
 	if w.chosen == nil {
 		w.chosen = map[schema.GroupKind]string{}
@@ -109,7 +109,6 @@ func (r *Reader) chooseVersion(ctx context.Context, gk schema.GroupKind, v strin
 		why = "version no longer read (now " + v + ")"
 	}
 	r.stopWatchesLocked(ctx, why, func(k watchKey) bool { return k.gvk.GroupKind() == gk && k.gvk.Version != v })
-	return true
 }
 
 // startWatch starts watching mapping's kind, at mapping's version, in namespace ns ("": all
