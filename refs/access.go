@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -49,10 +48,6 @@ type scopeKey struct {
 type accessState struct {
 	// answers are the access reviews' answers: the denied verbs ("" when allowed).
 	answers recentAnswers[scopeKey, string]
-	// mu guards caches.
-	mu sync.Mutex
-	// caches are the namespace caches, by namespace, created on first use.
-	caches map[string]cache.Cache
 	// newCache creates a cache of one namespace and starts it with the manager; nil without one.
 	newCache func(namespace string) (cache.Cache, error)
 	// events receives the Machines to reconcile after an access change.
@@ -64,7 +59,13 @@ type accessState struct {
 // watched at some version). The watch and the answer are read under their own locks: a recheck
 // in between costs at most one review more.
 func (r *Reader) recentAnswer(k scopeKey, now time.Time) (string, bool) {
-	if r.watches.watching(k.gr, k.namespace) {
+	r.mu.Lock()
+	watched := false
+	for w, running := range r.watches {
+		watched = watched || (w.namespace == k.namespace && running.gvr.GroupResource() == k.gr)
+	}
+	r.mu.Unlock()
+	if watched {
 		return r.access.answers.last(k)
 	}
 	return r.access.answers.fresh(k, now, r.kindRetryInterval())
@@ -185,19 +186,19 @@ func (r *Reader) review(ctx context.Context, gvr schema.GroupVersionResource, ns
 
 // namespaceCache returns the cache of namespace ns, creating and starting it on first use.
 func (r *Reader) namespaceCache(ns string) (cache.Cache, error) {
-	r.access.mu.Lock()
-	defer r.access.mu.Unlock()
-	if c, ok := r.access.caches[ns]; ok {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.caches[ns]; ok {
 		return c, nil
 	}
 	c, err := r.access.newCache(ns)
 	if err != nil {
 		return nil, err
 	}
-	if r.access.caches == nil {
-		r.access.caches = map[string]cache.Cache{}
+	if r.caches == nil {
+		r.caches = map[string]cache.Cache{}
 	}
-	r.access.caches[ns] = c
+	r.caches[ns] = c
 	return c, nil
 }
 
@@ -209,10 +210,12 @@ func (r *Reader) namespaceCache(ns string) (cache.Cache, error) {
 func (r *Reader) recheckAccess(ctx context.Context) {
 	scopes := map[scopeKey]watchKey{}
 	gvrs := map[scopeKey]schema.GroupVersionResource{}
-	for k, gvr := range r.watches.list() {
-		s := scopeKey{gr: gvr.GroupResource(), namespace: k.namespace}
-		scopes[s], gvrs[s] = k, gvr
+	r.mu.Lock()
+	for k, w := range r.watches {
+		s := scopeKey{gr: w.gvr.GroupResource(), namespace: k.namespace}
+		scopes[s], gvrs[s] = k, w.gvr
 	}
+	r.mu.Unlock()
 	for s, k := range scopes {
 		verbs, err := r.review(ctx, gvrs[s], s.namespace)
 		if err != nil {
@@ -224,9 +227,11 @@ func (r *Reader) recheckAccess(ctx context.Context) {
 			continue
 		}
 		log.FromContext(ctx).Info("access revoked; stopping the watch", "resource", s.gr.String(), "namespace", s.namespace, "denied", verbs)
-		r.stopWatches(ctx, "access revoked", func(w watchKey) bool {
+		r.mu.Lock()
+		r.stopWatchesLocked(ctx, "access revoked", func(w watchKey) bool {
 			return w.namespace == s.namespace && w.gvk.GroupKind() == k.gvk.GroupKind()
 		})
+		r.mu.Unlock()
 		r.reconcileReferencing(ctx, k.gvk.GroupKind(), s.namespace)
 	}
 }

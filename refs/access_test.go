@@ -25,8 +25,8 @@ func TestAccessAnswersFreshness(t *testing.T) {
 	}
 	a.answers.record(everywhere, "list and watch", t0)
 	a.answers.record(inA, "", t0)
-	r.watches.watched = map[watchKey]schema.GroupVersionResource{
-		{gvk: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "ExampleMachine"}, namespace: "a"}: gr.WithVersion("v1"),
+	r.watches = map[watchKey]watch{
+		{gvk: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "ExampleMachine"}, namespace: "a"}: {gvr: gr.WithVersion("v1")},
 	}
 	type got struct {
 		Denied string

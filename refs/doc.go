@@ -6,11 +6,16 @@
 //
 // Its mechanisms, each with what it earns:
 //
-//   - Watches per kind (watches.go): a referenced kind is watched once, through an informer
-//     started on first read, so a change to the object reconciles the Machines that reference it
-//     (Referrers). Watches are recorded by kind, version and namespace under one lock; a watch
-//     of a version no longer read, or of a scope no longer allowed, is stopped and its informer
-//     removed, so that stale objects are never read and no informer retries a list that fails.
+//   - Watches per kind (watches.go): a referenced kind is watched once per version and scope,
+//     through an informer started on first read, so that a change to the object reconciles the
+//     Machines that reference it (Referrers): a readable reference is not polled
+//     (TestNamespacedGrant's object change). The record of watches (kind, version, namespace →
+//     resource and cache) and the version read of each kind share one lock, held while an
+//     informer is created or removed, so that a watch of a version no longer read, or of a scope
+//     no longer allowed, stops with its informer and none outlives its record. Without it a
+//     namespace's watch stayed at the old version and its Machine missed a failureReason
+//     (TestNamespacedWatchFollowsVersions), and the informer of an unserved version logged
+//     "Failed to watch" for as long as the manager ran (TestProviderAPIVersionChanges).
 //   - Versions from the CRD (versions.go, servedversion.go): a kind defined by a CRD is read at
 //     the newest served version a Cluster API contract label lists (cluster.x-k8s.io/v1beta2
 //     before …/v1beta1), else the newest served version; CRD changes reconcile the Machines at

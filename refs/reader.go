@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -49,10 +49,20 @@ type Reader struct {
 	Referrers Referrers
 
 	controller controller.Controller
-	watches    watchSet
 	// unmapped are the kinds (version "") and versions the RESTMapper did not map, and when.
 	unmapped recentAnswers[schema.GroupVersionKind, time.Time]
 	access   accessState
+
+	// mu guards versions, watches and caches, and is held while a watch starts or stops.
+	mu sync.Mutex
+	// versions is the version read of each referenced kind seen defined by a CRD ("" when none
+	// can be read now); a kind not in it was never seen defined by one. Only versions read are
+	// watched.
+	versions map[schema.GroupKind]string
+	// watches are the running watches of referenced kinds (watches.go).
+	watches map[watchKey]watch
+	// caches are the namespace caches, by namespace, created on first use (access.go).
+	caches map[string]cache.Cache
 }
 
 // SetupWithManager lets r start watches on c (the Machine controller) and prepares the access
@@ -101,8 +111,7 @@ func (r *Reader) readOnce(ctx context.Context, ns string, ref v1alpha1.ContractV
 	if verbs != "" {
 		return forbidden(st, mapping.Resource.GroupResource(), scope, verbs, r.kindRetryInterval()), nil
 	}
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(mapping.GroupVersionKind)
+	obj := newObject(mapping.GroupVersionKind)
 	rctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
 	err = r.readWatched(ctx, rctx, reader, scope.namespace, client.ObjectKey{Namespace: ns, Name: ref.Name}, obj)

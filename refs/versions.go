@@ -34,9 +34,7 @@ func groupKindKey(gk schema.GroupKind) string { return gk.Group + "/" + gk.Kind 
 // NewCRD returns an empty unstructured CRD: the object the Machine controller watches CRDs with
 // (see CRDChanged).
 func NewCRD() *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(crdGVK)
-	return u
+	return newObject(crdGVK)
 }
 
 // crdOf converts an unstructured CRD; nil when obj is not one.
@@ -91,7 +89,7 @@ func (r *Reader) kindMapping(ctx context.Context, gk schema.GroupKind, now time.
 	if err != nil {
 		return kindRead{}, err
 	}
-	if crd == nil && !r.watches.definedByCRD(gk) {
+	if _, defined := r.versionRead(gk); crd == nil && !defined {
 		m, _, err := r.restMapping(gk, "", now, r.kindRetryInterval())
 		return kindRead{mapping: m}, err
 	}
@@ -125,7 +123,7 @@ func (r *Reader) kindMapping(ctx context.Context, gk schema.GroupKind, now time.
 // event about a kind no Machine read). It returns the decision and, when it waits for a version,
 // how long before discovery is asked about it again.
 func (r *Reader) followVersion(ctx context.Context, gk schema.GroupKind, crd *apiextensionsv1.CustomResourceDefinition, record bool, now time.Time) (versionRead, time.Duration) {
-	previous, ok := r.watches.chosenVersion(gk)
+	previous, ok := r.versionRead(gk)
 	if !ok && !record {
 		return versionRead{}, 0
 	}

@@ -56,15 +56,12 @@ func TestFollowVersionWhileDiscoveryLags(t *testing.T) {
 	mapper := meta.NewDefaultRESTMapper(nil)
 	mapper.Add(gk.WithVersion("v1beta1"), meta.RESTScopeNamespace)
 	var removed []string
-	r := &Reader{RESTMapper: mapper, Cache: removals{removed: &removed, name: "all"}, RetryInterval: time.Minute}
-	r.access.caches = map[string]cache.Cache{"team-a": removals{removed: &removed, name: "team-a"}}
-	watch := func(v string) {
+	r := &Reader{RESTMapper: mapper, RetryInterval: time.Minute, watches: map[watchKey]watch{}}
+	caches := map[string]cache.Cache{"": removals{removed: &removed, name: "all"}, "team-a": removals{removed: &removed, name: "team-a"}}
+	startWatches := func(v string) {
 		gvr := schema.GroupVersionResource{Group: gk.Group, Version: v, Resource: "upmachines"}
-		for _, ns := range []string{"", "team-a"} {
-			if r.watches.watched == nil {
-				r.watches.watched = map[watchKey]schema.GroupVersionResource{}
-			}
-			r.watches.watched[watchKey{gvk: gk.WithVersion(v), namespace: ns}] = gvr
+		for ns, c := range caches {
+			r.watches[watchKey{gvk: gk.WithVersion(v), namespace: ns}] = watch{gvr: gvr, cache: c}
 		}
 	}
 	v1beta1, v1beta2, v1beta3 := crdVersion{"v1beta1", true, false}, crdVersion{"v1beta2", true, true}, crdVersion{"v1beta3", true, true}
@@ -101,12 +98,12 @@ func TestFollowVersionWhileDiscoveryLags(t *testing.T) {
 			mapper.Add(gk.WithVersion(s.listed), meta.RESTScopeNamespace)
 		}
 		if s.watch != "" {
-			watch(s.watch)
+			startWatches(s.watch)
 		}
 		removed = nil
 		read, wait := r.followVersion(ctx, gk, s.crd, s.record, at(s.at))
 		slices.Sort(removed) // the record is a map
-		chosen, _ := r.watches.chosenVersion(gk)
+		chosen, _ := r.versionRead(gk)
 		if d := cmp.Diff(s.want, result{read, wait, removed, chosen}); d != "" {
 			t.Errorf("%s (-want +got):\n%s", s.name, d)
 		}
@@ -121,7 +118,7 @@ func TestFollowVersionLeavesUnreadKindsAlone(t *testing.T) {
 	r := &Reader{RESTMapper: mapper}
 	gk := gv.WithKind("UpMachine").GroupKind()
 	got, wait := r.followVersion(context.Background(), gk, upCRD(nil, true, crdVersion{"v1beta2", true, true}), false, t0)
-	if d := cmp.Diff(versionRead{}, got); d != "" || wait != 0 || mapper.calls != 0 || r.watches.definedByCRD(gk) {
-		t.Errorf("followVersion = %+v, %v after %d RESTMapper calls, recorded %v; want nothing", got, wait, mapper.calls, r.watches.definedByCRD(gk))
+	if _, recorded := r.versionRead(gk); cmp.Diff(versionRead{}, got) != "" || wait != 0 || mapper.calls != 0 || recorded {
+		t.Errorf("followVersion = %+v, %v after %d RESTMapper calls, recorded %v; want nothing", got, wait, mapper.calls, recorded)
 	}
 }
