@@ -89,21 +89,10 @@ func (r *Reader) Read(ctx context.Context, ns string, ref v1alpha1.ContractVersi
 
 // readOnce is one attempt of Read.
 func (r *Reader) readOnce(ctx context.Context, ns string, ref v1alpha1.ContractVersionedObjectReference, readyField string, now time.Time) (status.Ref, error) {
-	st := status.Ref{Kind: ref.Kind, Name: ref.Name}
-	kind, err := r.kindMapping(ctx, schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind}, now)
-	if err != nil {
-		if meta.IsNoMatchError(err) {
-			return kindNotServed(st, ref.APIGroup, kind.why, r.kindRetryInterval()), nil
-		}
-		return st, fmt.Errorf("cannot resolve kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
+	mapping, st, err := r.resolve(ctx, status.Ref{Kind: ref.Kind, Name: ref.Name}, ref.APIGroup, now)
+	if mapping == nil || err != nil {
+		return st, err
 	}
-	if kind.mapping == nil {
-		return notInDiscovery(st, ref.APIGroup, kind.waiting, kind.wait, r.discoveryStep()), nil
-	}
-	// While discovery does not list the version the CRD picks, the version read before is read,
-	// and discovery asked again after kind.wait.
-	mapping := kind.mapping
-	st.RetryAfter = kind.wait
 	reader, scope, verbs, err := r.readerFor(ctx, mapping, ns, now)
 	if err != nil {
 		return st, err

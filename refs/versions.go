@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/machinestatus/machinestatus/status"
 )
 
 // The manager follows the API versions of referenced kinds while it runs (docs/reliability.md,
@@ -66,51 +68,45 @@ func (r *Reader) crdFor(ctx context.Context, gk schema.GroupKind) (*apiextension
 	return nil, nil
 }
 
-// kindRead is how a referenced kind is read now (kindMapping).
-type kindRead struct {
-	// mapping is the version read and its resource; nil with a *meta.NoKindMatchError (why says
-	// why, when known), or while discovery does not list the only version that can be read
-	// (waiting).
-	mapping *meta.RESTMapping
-	why     string
-	// waiting is the version the kind's CRD picks that discovery does not list yet ("" none), and
-	// wait how long before discovery is asked about it again.
-	waiting string
-	wait    time.Duration
-}
-
-// kindMapping resolves gk to the version to read at now and its resource. A kind defined by a
-// CRD (or seen defined by one) is resolved from the CRD and discovery by followVersion; when no
-// version can be read (the CRD is gone, being deleted, not established or serves nothing) the
-// error is a *meta.NoKindMatchError and the result says why. Other kinds are resolved by
-// restMapping (discovery). Errors listing the CRDs are returned as they are.
-func (r *Reader) kindMapping(ctx context.Context, gk schema.GroupKind, now time.Time) (kindRead, error) {
+// resolve returns the version of st's kind (in group) to read at now and its resource, with
+// st.RetryAfter set while the version read before is read because discovery does not list the
+// one the CRD picks yet; or no mapping and st saying why none can be read (KindNotServed). A
+// kind defined by a CRD (or seen defined by one) is resolved from the CRD and discovery
+// (followVersion); any other kind by the RESTMapper, asked about a kind it does not serve at
+// most once per retry interval (restMapping).
+func (r *Reader) resolve(ctx context.Context, st status.Ref, group string, now time.Time) (*meta.RESTMapping, status.Ref, error) {
+	gk := schema.GroupKind{Group: group, Kind: st.Kind}
 	crd, err := r.crdFor(ctx, gk)
 	if err != nil {
-		return kindRead{}, err
+		return nil, st, err
 	}
 	if _, defined := r.versionRead(gk); crd == nil && !defined {
 		m, _, err := r.restMapping(gk, "", now, r.kindRetryInterval())
-		return kindRead{mapping: m}, err
+		switch {
+		case meta.IsNoMatchError(err):
+			return nil, kindNotServed(st, group, "", r.kindRetryInterval()), nil
+		case err != nil:
+			return nil, st, fmt.Errorf("cannot resolve kind %s: %w", gk, err)
+		}
+		return m, st, nil
 	}
-	vr, wait := r.followVersion(ctx, gk, crd, true, now)
-	kr := kindRead{why: vr.Why, waiting: vr.Waiting, wait: wait}
+	vr, wait := r.followVersion(ctx, gk, crd, now)
 	switch vr.Version {
 	case "":
-		return kr, &meta.NoKindMatchError{GroupKind: gk}
+		return nil, kindNotServed(st, group, vr.Why, r.kindRetryInterval()), nil
 	case vr.Waiting:
-		return kr, nil
+		return nil, notInDiscovery(st, group, vr.Waiting, wait, r.discoveryStep()), nil
 	}
+	st.RetryAfter = wait
 	scope := meta.RESTScopeNamespace
 	if crd.Spec.Scope == apiextensionsv1.ClusterScoped {
 		scope = meta.RESTScopeRoot
 	}
-	kr.mapping = &meta.RESTMapping{
+	return &meta.RESTMapping{
 		Resource:         schema.GroupVersionResource{Group: gk.Group, Version: vr.Version, Resource: crd.Spec.Names.Plural},
 		GroupVersionKind: gk.WithVersion(vr.Version),
 		Scope:            scope,
-	}
-	return kr, nil
+	}, st, nil
 }
 
 // followVersion decides which version of gk to read at now (versionToRead) from its CRD (nil:
@@ -119,14 +115,10 @@ func (r *Reader) kindMapping(ctx context.Context, gk schema.GroupKind, now time.
 // watches of every other version) — except while it keeps reading the version read so far
 // because discovery does not list the one the CRD picks yet: that version's watches stay, and a
 // reconcile that decided so after another version was recorded has its watch refused
-// (startWatch) and reads again. With record false, a kind not recorded yet is left alone (a CRD
-// event about a kind no Machine read). It returns the decision and, when it waits for a version,
-// how long before discovery is asked about it again.
-func (r *Reader) followVersion(ctx context.Context, gk schema.GroupKind, crd *apiextensionsv1.CustomResourceDefinition, record bool, now time.Time) (versionRead, time.Duration) {
-	previous, ok := r.versionRead(gk)
-	if !ok && !record {
-		return versionRead{}, 0
-	}
+// (startWatch) and reads again. It returns the decision and, when it waits for a version, how
+// long before discovery is asked about it again.
+func (r *Reader) followVersion(ctx context.Context, gk schema.GroupKind, crd *apiextensionsv1.CustomResourceDefinition, now time.Time) (versionRead, time.Duration) {
+	previous, _ := r.versionRead(gk)
 	var wait time.Duration // of the version picked, the first asked about
 	vr := versionToRead(crd, previous, func(v string) bool {
 		_, retry, err := r.restMapping(gk, v, now, r.discoveryStep())
@@ -136,23 +128,26 @@ func (r *Reader) followVersion(ctx context.Context, gk schema.GroupKind, crd *ap
 		return !meta.IsNoMatchError(err)
 	})
 	if vr.Waiting == "" || vr.Waiting == vr.Version {
-		r.chooseVersion(ctx, gk, vr.Version, record)
+		r.chooseVersion(ctx, gk, vr.Version)
 	}
 	return vr, wait
 }
 
 // CRDChanged maps a CRD change to the Machines referencing its kind, after bringing the
-// watches of the kind in line with the CRD (followVersion: a deleted or unserved version stops
-// at once, even when no Machine references the kind any more; a version still served and
-// listed is kept until discovery lists the one picked).
+// watches of the kind in line with the CRD when a Machine read the kind (followVersion: a
+// deleted or unserved version stops at once, even when no Machine references the kind any
+// more; a version still served and listed is kept until discovery lists the one picked). A
+// kind no Machine read is left alone: the CRDs listed at start do not each ask discovery.
 func (r *Reader) CRDChanged(ctx context.Context, obj client.Object) []reconcile.Request {
 	crd := crdOf(obj)
 	if crd == nil {
 		return nil
 	}
 	gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
-	if current, err := r.crdFor(ctx, gk); err == nil {
-		r.followVersion(ctx, gk, current, false, r.clock().Now())
+	if _, read := r.versionRead(gk); read {
+		if current, err := r.crdFor(ctx, gk); err == nil {
+			r.followVersion(ctx, gk, current, r.clock().Now())
+		}
 	}
 	return r.Referrers(ctx, gk, "", "")
 }

@@ -10,8 +10,10 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // TestStripCRD: the cache keeps of a CRD what versionOf reads, and round-trips through crdOf.
@@ -74,23 +76,22 @@ func TestFollowVersionWhileDiscoveryLags(t *testing.T) {
 	steps := []struct {
 		name   string
 		crd    *apiextensionsv1.CustomResourceDefinition
-		record bool   // a reconcile (true) or a CRD event (false)
 		at     int    // seconds after t0
 		listed string // added to discovery before the step
 		watch  string // watched (everywhere and in team-a) before the step
 		want   result
 	}{
-		{"first read at v1beta1", upCRD(nil, true, crdVersion{"v1beta1", true, true}), true, 0, "", "v1beta1",
+		{"first read at v1beta1", upCRD(nil, true, crdVersion{"v1beta1", true, true}), 0, "", "v1beta1",
 			result{Read: versionRead{Version: "v1beta1"}, Chosen: "v1beta1"}},
-		{"the CRD event: v1beta2 added, not in discovery", upCRD(nil, true, v1beta1, v1beta2), false, 1, "", "",
+		{"the CRD event: v1beta2 added, not in discovery", upCRD(nil, true, v1beta1, v1beta2), 1, "", "",
 			result{Read: versionRead{Version: "v1beta1", Waiting: "v1beta2"}, Wait: 2 * time.Second, Chosen: "v1beta1"}},
-		{"a reconcile within the backoff's step", upCRD(nil, true, v1beta1, v1beta2), true, 2, "", "",
+		{"a reconcile within the discovery step", upCRD(nil, true, v1beta1, v1beta2), 2, "", "",
 			result{Read: versionRead{Version: "v1beta1", Waiting: "v1beta2"}, Wait: time.Second, Chosen: "v1beta1"}},
-		{"the reconcile after the step: discovery lists v1beta2", upCRD(nil, true, v1beta1, v1beta2), true, 3, "v1beta2", "",
+		{"the reconcile after the step: discovery lists v1beta2", upCRD(nil, true, v1beta1, v1beta2), 3, "v1beta2", "",
 			result{Read: versionRead{Version: "v1beta2"}, Removed: []string{"all v1beta1", "team-a v1beta1"}, Chosen: "v1beta2"}},
-		{"v1beta2 dropped as v1beta3 is added, not in discovery", upCRD(nil, true, crdVersion{"v1beta2", false, false}, v1beta3), false, 10, "", "v1beta2",
+		{"v1beta2 dropped as v1beta3 is added, not in discovery", upCRD(nil, true, crdVersion{"v1beta2", false, false}, v1beta3), 10, "", "v1beta2",
 			result{Read: versionRead{Version: "v1beta3", Waiting: "v1beta3"}, Wait: 2 * time.Second, Removed: []string{"all v1beta2", "team-a v1beta2"}, Chosen: "v1beta3"}},
-		{"the CRD deleted", nil, false, 11, "", "",
+		{"the CRD deleted", nil, 11, "", "",
 			result{Read: versionRead{Why: "its CustomResourceDefinition was deleted"}, Chosen: ""}},
 	}
 	for _, s := range steps {
@@ -101,7 +102,7 @@ func TestFollowVersionWhileDiscoveryLags(t *testing.T) {
 			startWatches(s.watch)
 		}
 		removed = nil
-		read, wait := r.followVersion(ctx, gk, s.crd, s.record, at(s.at))
+		read, wait := r.followVersion(ctx, gk, s.crd, at(s.at))
 		slices.Sort(removed) // the record is a map
 		chosen, _ := r.versionRead(gk)
 		if d := cmp.Diff(s.want, result{read, wait, removed, chosen}); d != "" {
@@ -110,15 +111,28 @@ func TestFollowVersionWhileDiscoveryLags(t *testing.T) {
 	}
 }
 
-// TestFollowVersionLeavesUnreadKindsAlone: a CRD event about a kind no Machine read neither
-// asks discovery nor records the kind.
-func TestFollowVersionLeavesUnreadKindsAlone(t *testing.T) {
+// TestCRDChangedLeavesUnreadKindsAlone: a CRD event about a kind no Machine read neither asks
+// discovery nor records the kind (the CRDs listed at start would each ask); it still maps to
+// the Machines referencing the kind.
+func TestCRDChangedLeavesUnreadKindsAlone(t *testing.T) {
 	gv := schema.GroupVersion{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2"}
 	mapper := &countingMapper{DefaultRESTMapper: meta.NewDefaultRESTMapper([]schema.GroupVersion{gv})}
-	r := &Reader{RESTMapper: mapper}
 	gk := gv.WithKind("UpMachine").GroupKind()
-	got, wait := r.followVersion(context.Background(), gk, upCRD(nil, true, crdVersion{"v1beta2", true, true}), false, t0)
-	if _, recorded := r.versionRead(gk); cmp.Diff(versionRead{}, got) != "" || wait != 0 || mapper.calls != 0 || recorded {
-		t.Errorf("followVersion = %+v, %v after %d RESTMapper calls, recorded %v; want nothing", got, wait, mapper.calls, recorded)
+	var asked []schema.GroupKind
+	r := &Reader{RESTMapper: mapper, Referrers: func(_ context.Context, gk schema.GroupKind, _, _ string) []reconcile.Request {
+		asked = append(asked, gk)
+		return nil
+	}}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(upCRD(nil, true, crdVersion{"v1beta2", true, true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := &unstructured.Unstructured{Object: m}
+	crd.SetGroupVersionKind(crdGVK)
+	_ = unstructured.SetNestedField(crd.Object, gk.Group, "spec", "group")
+	_ = unstructured.SetNestedField(crd.Object, gk.Kind, "spec", "names", "kind")
+	r.CRDChanged(context.Background(), crd)
+	if _, recorded := r.versionRead(gk); mapper.calls != 0 || recorded || !slices.Equal(asked, []schema.GroupKind{gk}) {
+		t.Errorf("after CRDChanged: %d RESTMapper calls, recorded %v, Referrers asked about %v; want 0, false, [%s]", mapper.calls, recorded, asked, gk)
 	}
 }

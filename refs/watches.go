@@ -58,15 +58,13 @@ func (r *Reader) versionRead(gk schema.GroupKind) (string, bool) {
 }
 
 // chooseVersion records v as the version of gk read now ("" none), gk being defined by a CRD.
-// Only when that changes it (or gk is new and record is true) does it stop every watch of gk at
-// another version, in every namespace: the informer of a version no longer read is removed from
-// its cache, so that its stale objects are never read and it does not retry a list that can
-// only fail. A kind not recorded yet is left alone when record is false (a CRD event about a
-// kind no Machine read).
-func (r *Reader) chooseVersion(ctx context.Context, gk schema.GroupKind, v string, record bool) {
+// Only when that changes it does it stop every watch of gk at another version, in every
+// namespace: the informer of a version no longer read is removed from its cache, so that its
+// stale objects are never read and it does not retry a list that can only fail.
+func (r *Reader) chooseVersion(ctx context.Context, gk schema.GroupKind, v string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if prev, ok := r.versions[gk]; (ok && prev == v) || (!ok && !record) {
+	if prev, ok := r.versions[gk]; ok && prev == v {
 		return
 	}
 	if r.versions == nil {

@@ -31,8 +31,8 @@ func (c removals) RemoveInformer(_ context.Context, obj client.Object) error {
 }
 
 // TestChooseVersion: the watches of a kind are stopped only when the version read changes (not
-// at every reconcile), in every namespace, each in its own cache; a kind no Machine read is
-// left alone by a CRD event; a watch of a version no longer read is refused.
+// at every reconcile), in every namespace, each in its own cache; a watch of a version no longer
+// read is refused.
 func TestChooseVersion(t *testing.T) {
 	ctx := context.Background()
 	gk := schema.GroupKind{Group: "infrastructure.cluster.x-k8s.io", Kind: "UpMachine"}
@@ -54,20 +54,18 @@ func TestChooseVersion(t *testing.T) {
 		watched map[watchKey]watch // recorded before the step
 		gk      schema.GroupKind
 		version string
-		record  bool
 		removed []string
 	}{
-		{"a CRD event about a kind never read", nil, gk, "v1beta2", false, nil},
-		{"first read at v1beta1", nil, gk, "v1beta1", true, nil},
-		{"read again at v1beta1 (every reconcile)", nil, gk, "v1beta1", true, nil},
-		{"the CRD event of the upgrade", nil, gk, "v1beta2", false, []string{"all v1beta1", "team-a v1beta1"}},
-		{"read at v1beta2 after the event", map[watchKey]watch{key(gk, "v1beta2", ""): {v2, all}, key(gk, "v1beta2", "team-a"): {v2, teamA}}, gk, "v1beta2", true, nil},
-		{"the CRD deleted", nil, gk, "", true, []string{"all v1beta2", "team-a v1beta2"}},
+		{"first read at v1beta1", nil, gk, "v1beta1", nil},
+		{"read again at v1beta1 (every reconcile)", nil, gk, "v1beta1", nil},
+		{"the CRD event of the upgrade", nil, gk, "v1beta2", []string{"all v1beta1", "team-a v1beta1"}},
+		{"read at v1beta2 after the event", map[watchKey]watch{key(gk, "v1beta2", ""): {v2, all}, key(gk, "v1beta2", "team-a"): {v2, teamA}}, gk, "v1beta2", nil},
+		{"the CRD deleted", nil, gk, "", []string{"all v1beta2", "team-a v1beta2"}},
 	}
 	for _, s := range steps {
 		maps.Copy(r.watches, s.watched)
 		removed = nil
-		r.chooseVersion(ctx, s.gk, s.version, s.record)
+		r.chooseVersion(ctx, s.gk, s.version)
 		slices.Sort(removed) // the record is a map
 		if d := cmp.Diff(s.removed, removed); d != "" {
 			t.Errorf("%s: informers removed (-want +got):\n%s", s.name, d)
@@ -83,7 +81,7 @@ func TestChooseVersion(t *testing.T) {
 		t.Errorf("%s is recorded as defined by a CRD", other)
 	}
 
-	r.chooseVersion(ctx, gk, "v1beta2", true)
+	r.chooseVersion(ctx, gk, "v1beta2")
 	stale := &meta.RESTMapping{GroupVersionKind: gk.WithVersion("v1beta1"), Resource: gvr, Scope: meta.RESTScopeNamespace}
 	if err := r.startWatch(ctx, stale, "team-a", teamA); !errors.Is(err, errVersionChanged) {
 		t.Errorf("startWatch of a version no longer read: error %v, want errVersionChanged", err)
@@ -140,7 +138,7 @@ func TestWatchInformerFollowsRecord(t *testing.T) {
 	v1 := &meta.RESTMapping{GroupVersionKind: gk.WithVersion("v1beta1"), Scope: meta.RESTScopeNamespace,
 		Resource: schema.GroupVersionResource{Group: gk.Group, Version: "v1beta1", Resource: "upmachines"}}
 
-	r.chooseVersion(ctx, gk, "v1beta1", true)
+	r.chooseVersion(ctx, gk, "v1beta1")
 	if err := r.startWatch(ctx, v1, "", c); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +152,7 @@ func TestWatchInformerFollowsRecord(t *testing.T) {
 		t.Errorf("the controller was given %#v, want a source of the informer created", ctrl.sources[0])
 	}
 
-	r.chooseVersion(ctx, gk, "v1beta2", false) // the provider's upgrade
+	r.chooseVersion(ctx, gk, "v1beta2") // the provider's upgrade
 	if len(c.held) != 0 {
 		t.Errorf("informers after the version changed: %v, want none", c.held)
 	}
