@@ -3,6 +3,7 @@ package refs
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -33,9 +35,10 @@ var informerVerbs = []string{"list", "watch"}
 // If not, it asks the same in the Machine's namespace; if allowed (a RoleBinding there), a cache
 // of that namespace alone watches the kind there. Otherwise the reference is Forbidden and no
 // informer is started (one on a forbidden kind would retry its list forever and never sync).
-// Every retry interval, the access of every watched scope is asked again: when it was revoked,
-// the scope's informer is stopped and the Machines referencing the kind there are reconciled,
-// so they report Forbidden within one interval (plus a reconcile).
+// An answer is reused for one retry interval. Every retry interval, the access of every watched
+// scope is asked again: when it was revoked, the scope's informer is stopped and the Machines
+// referencing the kind there are reconciled, so they report Forbidden within one interval (plus
+// a reconcile).
 
 // scopeKey is a resource in one namespace; namespace "" is all namespaces.
 type scopeKey struct {
@@ -43,55 +46,25 @@ type scopeKey struct {
 	namespace string
 }
 
-// accessState remembers access review answers and the namespace caches. The zero value is ready
-// to use.
-type accessState struct {
-	// answers are the access reviews' answers: the denied verbs ("" when allowed).
-	answers recentAnswers[scopeKey, string]
-	// newCache creates a cache of one namespace and starts it with the manager; nil without one.
-	newCache func(namespace string) (cache.Cache, error)
-	// events receives the Machines to reconcile after an access change.
-	events chan event.GenericEvent
-}
-
-// recentAnswer returns the denied verbs for k when the answer is fresh: asked less than the
-// retry interval before now (recentAnswers), or kept up to date by the recheck (the scope is
-// watched at some version). The watch and the answer are read under their own locks: a recheck
-// in between costs at most one review more.
-func (r *Reader) recentAnswer(k scopeKey, now time.Time) (string, bool) {
-	r.mu.Lock()
-	watched := false
-	for w, running := range r.watches {
-		watched = watched || (w.namespace == k.namespace && running.gvr.GroupResource() == k.gr)
-	}
-	r.mu.Unlock()
-	if watched {
-		return r.access.answers.last(k)
-	}
-	return r.access.answers.fresh(k, now, r.kindRetryInterval())
-}
-
-// setupAccess prepares the namespace caches (created with mgr's client settings and the cache
-// transforms of CacheOptions), the event source that reconciles Machines after an access
-// change, and the periodic recheck, which runs with mgr while it leads.
-func (r *Reader) setupAccess(mgr ctrl.Manager) error {
-	r.access.events = make(chan event.GenericEvent, 1024)
-	if err := r.controller.Watch(source.Channel(r.access.events, &handler.EnqueueRequestForObject{})); err != nil {
+// SetupWithManager lets r start watches on c (the Machine controller), create namespace caches
+// (with mgr's client settings and the transform of StripObject) and reconcile Machines after an
+// access change, and runs the access recheck with mgr while it leads.
+func (r *Reader) SetupWithManager(mgr ctrl.Manager, c controller.Controller) error {
+	r.controller = c
+	r.events = make(chan event.GenericEvent, 1024)
+	if err := c.Watch(source.Channel(r.events, &handler.EnqueueRequestForObject{})); err != nil {
 		return fmt.Errorf("cannot watch access changes: %w", err)
 	}
-	r.access.newCache = func(ns string) (cache.Cache, error) {
+	r.newCache = func(ns string) (cache.Cache, error) {
 		c, err := cache.New(mgr.GetConfig(), cache.Options{
 			HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
 			DefaultNamespaces: map[string]cache.Config{ns: {}},
 			DefaultTransform:  StripObject,
 		})
-		if err != nil {
-			return nil, fmt.Errorf("cannot create a cache of namespace %s: %w", ns, err)
+		if err == nil {
+			err = mgr.Add(c)
 		}
-		if err := mgr.Add(c); err != nil {
-			return nil, fmt.Errorf("cannot start the cache of namespace %s: %w", ns, err)
-		}
-		return c, nil
+		return c, err
 	}
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		wait.UntilWithContext(ctx, r.recheckAccess, r.kindRetryInterval())
@@ -120,50 +93,45 @@ type readScope struct {
 // returns the API server's errors other than a refused review (then access is assumed and the
 // read waits for the cache as it would without the check), and watch setup errors.
 func (r *Reader) readerFor(ctx context.Context, mapping *meta.RESTMapping, ns string, now time.Time) (cache.Cache, readScope, string, error) {
-	everywhereScope := readScope{clusterScoped: mapping.Scope.Name() != meta.RESTScopeNameNamespace}
+	scope := readScope{clusterScoped: mapping.Scope.Name() != meta.RESTScopeNameNamespace}
 	if r.controller == nil {
-		return r.Cache, everywhereScope, "", nil // no controller: nothing is watched
+		return r.Cache, scope, "", nil // no controller: nothing is watched
 	}
 	everywhere, err := r.denied(ctx, mapping.Resource, "", now)
-	if err != nil {
-		return nil, everywhereScope, "", err
+	switch {
+	case err != nil || (everywhere != "" && (scope.clusterScoped || ns == "")):
+		return nil, scope, everywhere, err
+	case everywhere == "":
+		c, err := r.startWatch(ctx, mapping, "")
+		return c, scope, "", err
 	}
-	if everywhere == "" {
-		return r.Cache, everywhereScope, "", r.startWatch(ctx, mapping, "", r.Cache)
-	}
-	if everywhereScope.clusterScoped || ns == "" {
-		return nil, everywhereScope, everywhere, nil
-	}
-	here := readScope{namespace: ns, deniedEverywhere: everywhere}
+	scope = readScope{namespace: ns, deniedEverywhere: everywhere}
 	verbs, err := r.denied(ctx, mapping.Resource, ns, now)
 	if err != nil || verbs != "" {
-		return nil, here, verbs, err
+		return nil, scope, verbs, err
 	}
-	c, err := r.namespaceCache(ns)
-	if err != nil {
-		return nil, here, "", err
-	}
-	return c, here, "", r.startWatch(ctx, mapping, ns, c)
+	c, err := r.startWatch(ctx, mapping, ns)
+	return c, scope, "", err
 }
 
 // denied returns which of informerVerbs RBAC denies the manager on gvr in namespace ns ("": all
-// namespaces), joined with "and" ("" when all are allowed), from a fresh answer when there is one
-// (so at most one pair of reviews per scope and retry interval), else asking the API server with
-// SelfSubjectAccessReviews (every authenticated user may create them).
+// namespaces), joined with "and" ("" when all are allowed), from an answer less than a retry
+// interval old when there is one (so at most one pair of reviews per scope and retry interval,
+// besides the recheck's), else asking the API server (review).
 func (r *Reader) denied(ctx context.Context, gvr schema.GroupVersionResource, ns string, now time.Time) (string, error) {
 	k := scopeKey{gr: gvr.GroupResource(), namespace: ns}
-	if denied, ok := r.recentAnswer(k, now); ok {
-		return denied, nil
+	if a, ok := r.recentAnswer(k, now, r.kindRetryInterval()); ok {
+		return a.denied, nil
 	}
 	verbs, err := r.review(ctx, gvr, ns)
-	if err != nil {
-		return "", err
+	if err == nil {
+		r.record(k, answer{denied: verbs, at: now})
 	}
-	r.access.answers.record(k, verbs, now)
-	return verbs, nil
+	return verbs, err
 }
 
-// review asks the API server which of informerVerbs the manager may not use on gvr in ns.
+// review asks the API server with SelfSubjectAccessReviews (every authenticated user may create
+// them) which of informerVerbs the manager may not use on gvr in ns.
 func (r *Reader) review(ctx context.Context, gvr schema.GroupVersionResource, ns string) (string, error) {
 	var denied []string
 	for _, verb := range informerVerbs {
@@ -184,66 +152,43 @@ func (r *Reader) review(ctx context.Context, gvr schema.GroupVersionResource, ns
 	return strings.Join(denied, " and "), nil
 }
 
-// namespaceCache returns the cache of namespace ns, creating and starting it on first use.
-func (r *Reader) namespaceCache(ns string) (cache.Cache, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if c, ok := r.caches[ns]; ok {
-		return c, nil
-	}
-	c, err := r.access.newCache(ns)
-	if err != nil {
-		return nil, err
-	}
-	if r.caches == nil {
-		r.caches = map[string]cache.Cache{}
-	}
-	r.caches[ns] = c
-	return c, nil
-}
-
 // recheckAccess asks again whether the manager may list and watch each watched scope. Where it
 // no longer may, it stops the scope's watches (its cache would keep the last objects while
 // client-go retried the list forever) and reconciles the Machines in the scope that reference
 // the kind, which then report Forbidden. Review errors leave a scope as it is until the next
 // recheck.
 func (r *Reader) recheckAccess(ctx context.Context) {
-	scopes := map[scopeKey]watchKey{}
-	gvrs := map[scopeKey]schema.GroupVersionResource{}
 	r.mu.Lock()
-	for k, w := range r.watches {
-		s := scopeKey{gr: w.gvr.GroupResource(), namespace: k.namespace}
-		scopes[s], gvrs[s] = k, w.gvr
-	}
+	watches := maps.Clone(r.watches)
 	r.mu.Unlock()
-	for s, k := range scopes {
-		verbs, err := r.review(ctx, gvrs[s], s.namespace)
-		if err != nil {
-			log.FromContext(ctx).Info("cannot recheck access; keeping the watch", "resource", s.gr.String(), "namespace", s.namespace, "error", err.Error())
+	checked := map[scopeKey]bool{}
+	for k, w := range watches {
+		s := scopeKey{gr: w.gvr.GroupResource(), namespace: k.namespace}
+		if checked[s] {
 			continue
 		}
-		r.access.answers.record(s, verbs, r.clock().Now())
+		checked[s] = true
+		l := log.FromContext(ctx).WithValues("resource", s.gr.String(), "namespace", s.namespace)
+		verbs, err := r.review(ctx, w.gvr, s.namespace)
+		if err != nil {
+			l.Info("cannot recheck access; keeping the watch", "error", err.Error())
+			continue
+		}
+		r.record(s, answer{denied: verbs, at: r.clock().Now()})
 		if verbs == "" {
 			continue
 		}
-		log.FromContext(ctx).Info("access revoked; stopping the watch", "resource", s.gr.String(), "namespace", s.namespace, "denied", verbs)
+		l.Info("access revoked; stopping the watch", "denied", verbs)
+		gk := k.gvk.GroupKind()
 		r.mu.Lock()
-		r.stopWatchesLocked(ctx, "access revoked", func(w watchKey) bool {
-			return w.namespace == s.namespace && w.gvk.GroupKind() == k.gvk.GroupKind()
-		})
+		r.stopWatchesLocked(ctx, "access revoked", func(o watchKey) bool { return o.namespace == s.namespace && o.gvk.GroupKind() == gk })
 		r.mu.Unlock()
-		r.reconcileReferencing(ctx, k.gvk.GroupKind(), s.namespace)
-	}
-}
-
-// reconcileReferencing queues the Machines in ns ("": all) that reference objects of kind gk.
-func (r *Reader) reconcileReferencing(ctx context.Context, gk schema.GroupKind, ns string) {
-	for _, req := range r.Referrers(ctx, gk, ns, "") {
-		m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: req.Namespace, Name: req.Name}}
-		select {
-		case r.access.events <- event.GenericEvent{Object: m}:
-		case <-ctx.Done():
-			return
+		for _, req := range r.Referrers(ctx, gk, s.namespace, "") {
+			select {
+			case r.events <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: req.Namespace, Name: req.Name}}}:
+			case <-ctx.Done():
+				return
+			}
 		}
 	}
 }

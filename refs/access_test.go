@@ -11,50 +11,50 @@ import (
 	"github.com/machinestatus/machinestatus/status"
 )
 
-// TestAccessAnswersFreshness: an answer is reused for one retry interval after it was asked,
-// per resource and namespace, and for as long as its scope is watched (the recheck keeps it up
-// to date); a new answer replaces the old.
-func TestAccessAnswersFreshness(t *testing.T) {
-	r := &Reader{RetryInterval: time.Minute}
-	a := &r.access
+// TestRecentAnswers: an answer is fresh from the instant it was given for one interval, not
+// before (a clock that went back), per question (resource and namespace of an access review, kind
+// or version of a RESTMapper lookup); a new answer replaces the old.
+func TestRecentAnswers(t *testing.T) {
+	r := &Reader{}
 	gr := schema.GroupResource{Group: "example.com", Resource: "examplemachines"}
-	everywhere, inA, inB := scopeKey{gr: gr}, scopeKey{gr: gr, namespace: "a"}, scopeKey{gr: gr, namespace: "b"}
+	everywhere, inA := scopeKey{gr: gr}, scopeKey{gr: gr, namespace: "a"}
 	other := scopeKey{gr: schema.GroupResource{Group: "example.com", Resource: "exampleconfigs"}}
-	if _, ok := r.recentAnswer(everywhere, t0); ok {
+	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "ExampleMachine"}
+	if _, ok := r.recentAnswer(everywhere, t0, time.Minute); ok {
 		t.Fatal("the zero value has an answer")
 	}
-	a.answers.record(everywhere, "list and watch", t0)
-	a.answers.record(inA, "", t0)
-	r.watches = map[watchKey]watch{
-		{gvk: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "ExampleMachine"}, namespace: "a"}: {gvr: gr.WithVersion("v1")},
-	}
+	r.record(everywhere, answer{denied: "list and watch", at: t0})
+	r.record(gvk, answer{at: t0})
 	type got struct {
 		Denied string
 		Fresh  bool
 	}
 	cases := []struct {
-		name string
-		k    scopeKey
-		now  time.Time
-		want got
+		name     string
+		k        any
+		now      time.Time
+		interval time.Duration
+		want     got
 	}{
-		{"at once", everywhere, t0, got{"list and watch", true}},
-		{"inside the interval", everywhere, t0.Add(59 * time.Second), got{"list and watch", true}},
-		{"at the end of the interval", everywhere, t0.Add(time.Minute), got{"list and watch", false}},
-		{"before it was asked (clock went back)", everywhere, t0.Add(-time.Second), got{"list and watch", false}},
-		{"a watched scope, long after", inA, t0.Add(time.Hour), got{"", true}},
-		{"another namespace", inB, t0, got{"", false}},
-		{"another resource", other, t0, got{"", false}},
+		{"at once", everywhere, t0, time.Minute, got{"list and watch", true}},
+		{"inside the interval", everywhere, t0.Add(59 * time.Second), time.Minute, got{"list and watch", true}},
+		{"at the end of the interval", everywhere, t0.Add(time.Minute), time.Minute, got{"list and watch", false}},
+		{"before it was given (clock went back)", everywhere, t0.Add(-time.Second), time.Minute, got{"list and watch", false}},
+		{"another namespace", inA, t0, time.Minute, got{"", false}},
+		{"another resource", other, t0, time.Minute, got{"", false}},
+		{"a version not mapped, inside its step", gvk, t0.Add(1999 * time.Millisecond), 2 * time.Second, got{"", true}},
+		{"a version not mapped, after its step", gvk, t0.Add(2 * time.Second), 2 * time.Second, got{"", false}},
+		{"another version", gvk.GroupKind().WithVersion("v2"), t0, 2 * time.Second, got{"", false}},
 	}
 	for _, tc := range cases {
-		x, ok := r.recentAnswer(tc.k, tc.now)
-		if d := cmp.Diff(tc.want, got{x, ok}); d != "" {
+		a, ok := r.recentAnswer(tc.k, tc.now, tc.interval)
+		if d := cmp.Diff(tc.want, got{a.denied, ok}); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, d)
 		}
 	}
-	a.answers.record(everywhere, "", t0.Add(time.Second))
-	if x, ok := r.recentAnswer(everywhere, t0.Add(2*time.Second)); !ok || x != "" {
-		t.Fatalf("after access was found allowed: %+v, %v", x, ok)
+	r.record(everywhere, answer{at: t0.Add(time.Second)})
+	if a, ok := r.recentAnswer(everywhere, t0.Add(2*time.Second), time.Minute); !ok || a.denied != "" {
+		t.Fatalf("after access was found allowed: %+v, %v", a, ok)
 	}
 }
 
@@ -75,14 +75,10 @@ func TestForbiddenState(t *testing.T) {
 			"cannot read ExampleMachine m1: RBAC forbids the manager to list and watch examplemachines.example.com in namespace team-a nor in all namespaces; grant it get, list and watch on them in team-a (a Role and a RoleBinding there, or a ClusterRole bound by a RoleBinding there) or in all namespaces (a ClusterRole and a ClusterRoleBinding); checking again every 1m0s"},
 		{"namespaced kind asked only in all namespaces", schema.GroupResource{Group: "example.com", Resource: "examplemachines"}, readScope{}, "watch",
 			"cannot read ExampleMachine m1: RBAC forbids the manager to watch examplemachines.example.com in all namespaces; grant it get, list and watch on them with a ClusterRole and a ClusterRoleBinding; checking again every 1m0s"},
-		{"a read refused in the namespace's cache", schema.GroupResource{Group: "example.com", Resource: "examplemachines"}, readScope{namespace: "team-a"}, "read",
-			"cannot read ExampleMachine m1: RBAC forbids the manager to read examplemachines.example.com in namespace team-a nor in all namespaces; grant it get, list and watch on them in team-a (a Role and a RoleBinding there, or a ClusterRole bound by a RoleBinding there) or in all namespaces (a ClusterRole and a ClusterRoleBinding); checking again every 1m0s"},
 		{"namespaced kind denied other verbs in all namespaces", schema.GroupResource{Group: "example.com", Resource: "examplemachines"}, readScope{namespace: "team-a", deniedEverywhere: "list and watch"}, "watch",
 			"cannot read ExampleMachine m1: RBAC forbids the manager to watch examplemachines.example.com in namespace team-a, and to list and watch it in all namespaces; grant it get, list and watch on them in team-a (a Role and a RoleBinding there, or a ClusterRole bound by a RoleBinding there) or in all namespaces (a ClusterRole and a ClusterRoleBinding); checking again every 1m0s"},
 		{"namespaced kind denied the same verbs in all namespaces", schema.GroupResource{Group: "example.com", Resource: "examplemachines"}, readScope{namespace: "team-a", deniedEverywhere: "watch"}, "watch",
 			"cannot read ExampleMachine m1: RBAC forbids the manager to watch examplemachines.example.com in namespace team-a nor in all namespaces; grant it get, list and watch on them in team-a (a Role and a RoleBinding there, or a ClusterRole bound by a RoleBinding there) or in all namespaces (a ClusterRole and a ClusterRoleBinding); checking again every 1m0s"},
-		{"a read refused in the namespace's cache, list denied in all namespaces", schema.GroupResource{Group: "example.com", Resource: "examplemachines"}, readScope{namespace: "team-a", deniedEverywhere: "list"}, "read",
-			"cannot read ExampleMachine m1: RBAC forbids the manager to read examplemachines.example.com in namespace team-a, and to list it in all namespaces; grant it get, list and watch on them in team-a (a Role and a RoleBinding there, or a ClusterRole bound by a RoleBinding there) or in all namespaces (a ClusterRole and a ClusterRoleBinding); checking again every 1m0s"},
 	}
 	for _, tc := range cases {
 		st := forbidden(status.Ref{Kind: "ExampleMachine", Name: "m1"}, tc.gr, tc.scope, tc.verbs, time.Minute)

@@ -35,9 +35,16 @@
 //   - Access reviews (access.go): before a watch starts, SelfSubjectAccessReviews ask whether
 //     the manager may list and watch the kind in all namespaces, else in the Machine's
 //     namespace (then a cache of that namespace watches it). A forbidden kind becomes a
-//     …Forbidden condition naming the grant to add. Without it an informer on a forbidden kind
-//     never syncs and every read of it waits readTimeout (10 s) before giving up. The access
-//     of every watched scope is asked again every RetryInterval; when revoked, the watch stops.
+//     …Forbidden condition naming the grant to add, and the manager sends no list or watch of
+//     it (TestForbiddenKind counts zero such requests, and at most one pair of reviews per kind,
+//     scope and interval for five Machines); without the reviews an informer on a forbidden kind
+//     retries its list forever and every read of it waits readTimeout (10 s) to end Unreadable.
+//     The namespace caches earn reading a kind granted by a RoleBinding only, without any list
+//     in all namespaces (TestNamespacedGrant). Every answer is kept for one RetryInterval, and
+//     the access of every watched scope is asked again every RetryInterval: when revoked, its
+//     watch stops and its Machines report Forbidden (TestNamespacedGrant; without it the cache
+//     kept serving the last objects). A read reviews a watched scope itself only in the moment
+//     between the recheck's answer expiring and the next recheck.
 //   - Stripped objects (cache.go): the cache keeps only the contract's fields of referenced
 //     objects and CRDs without their schemas.
 //

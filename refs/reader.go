@@ -11,10 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -49,12 +49,16 @@ type Reader struct {
 	Referrers Referrers
 
 	controller controller.Controller
-	// unmapped are the kinds (version "") and versions the RESTMapper did not map, and when.
-	unmapped recentAnswers[schema.GroupVersionKind, time.Time]
-	access   accessState
+	// events receives the Machines to reconcile after an access change.
+	events chan event.GenericEvent
+	// newCache creates a cache of one namespace and starts it with the manager.
+	newCache func(namespace string) (cache.Cache, error)
 
-	// mu guards versions, watches and caches, and is held while a watch starts or stops.
+	// mu guards answers, versions, watches and caches, and is held while a watch starts or stops.
 	mu sync.Mutex
+	// answers are the last answers of the API server (recent.go): by scopeKey, the verbs access
+	// reviews denied; by kind (version "") or version, when the RESTMapper did not map it.
+	answers map[any]answer
 	// versions is the version read of each referenced kind seen defined by a CRD ("" when none
 	// can be read now); a kind not in it was never seen defined by one. Only versions read are
 	// watched.
@@ -63,13 +67,6 @@ type Reader struct {
 	watches map[watchKey]watch
 	// caches are the namespace caches, by namespace, created on first use (access.go).
 	caches map[string]cache.Cache
-}
-
-// SetupWithManager lets r start watches on c (the Machine controller) and prepares the access
-// rechecks and namespace caches with mgr.
-func (r *Reader) SetupWithManager(mgr ctrl.Manager, c controller.Controller) error {
-	r.controller = c
-	return r.setupAccess(mgr)
 }
 
 // Read reads the object ref names in namespace ns and returns what it says by contract
@@ -109,8 +106,6 @@ func (r *Reader) readOnce(ctx context.Context, ns string, ref v1alpha1.ContractV
 		return st, err
 	case apierrors.IsNotFound(err):
 		return st, nil
-	case apierrors.IsForbidden(err):
-		return forbidden(st, mapping.Resource.GroupResource(), scope, "read", r.kindRetryInterval()), nil
 	case meta.IsNoMatchError(err):
 		return notInDiscovery(st, ref.APIGroup, mapping.GroupVersionKind.Version, r.discoveryStep(), r.discoveryStep()), nil
 	case (apierrors.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded)) && ctx.Err() == nil:

@@ -1,50 +1,37 @@
 package refs
 
-import (
-	"sync"
-	"time"
-)
+import "time"
 
-// recentAnswers remembers, per key, an answer and the instant it was given, so that a question
-// to the API server (an access review, a RESTMapper lookup of a kind it does not serve) is asked
-// at most once per interval. The one freshness rule: an answer given at `at` is fresh at now when
-// at <= now < at+interval; a clock that went back (now before at) makes it stale, so it is asked
-// again rather than trusted for longer. The zero value is ready to use; it is safe for concurrent
-// use.
-type recentAnswers[K comparable, V any] struct {
-	mu      sync.Mutex
-	answers map[K]recentAnswer[V]
+// answer is the API server's answer to a question: the verbs an access review denied ("" when
+// allowed; nothing for a kind or version the RESTMapper did not map), given at `at`. Reader
+// keeps the last answer to each question (recentAnswer, record), so that a question is asked at
+// most once per interval however many Machines ask it.
+type answer struct {
+	denied string
+	at     time.Time
 }
 
-// recentAnswer is one answer and when it was given.
-type recentAnswer[V any] struct {
-	value V
-	at    time.Time
+// fresh is the one freshness rule: an answer given at `at` is fresh at now when
+// at <= now < at+interval; a clock that went back (now before at) makes it stale, so that the
+// question is asked again rather than the answer trusted for longer.
+func (a answer) fresh(now time.Time, interval time.Duration) bool {
+	return !now.Before(a.at) && now.Sub(a.at) < interval
 }
 
-// fresh returns the last answer for k (the zero V when there is none) and whether it is fresh at
-// now, by the rule above.
-func (c *recentAnswers[K, V]) fresh(k K, now time.Time, interval time.Duration) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	a, ok := c.answers[k]
-	return a.value, ok && !now.Before(a.at) && now.Sub(a.at) < interval
+// recentAnswer returns the last answer to question k and whether it is fresh at now.
+func (r *Reader) recentAnswer(k any, now time.Time, interval time.Duration) (answer, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.answers[k]
+	return a, ok && a.fresh(now, interval)
 }
 
-// last returns the last answer for k, however old.
-func (c *recentAnswers[K, V]) last(k K) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	a, ok := c.answers[k]
-	return a.value, ok
-}
-
-// record notes v as the answer for k at now.
-func (c *recentAnswers[K, V]) record(k K, v V, now time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.answers == nil {
-		c.answers = map[K]recentAnswer[V]{}
+// record notes a as the last answer to question k.
+func (r *Reader) record(k any, a answer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.answers == nil {
+		r.answers = map[any]answer{}
 	}
-	c.answers[k] = recentAnswer[V]{value: v, at: now}
+	r.answers[k] = a
 }

@@ -21,13 +21,13 @@ const DiscoveryRetryInterval = 2 * time.Second
 
 // restMapping is RESTMapper.RESTMapping of gk at version ("": its preferred version), except that
 // a kind and version the RESTMapper did not map less than interval before now is a
-// *meta.NoKindMatchError without asking again (recentAnswers' freshness), so that it is asked at
+// *meta.NoKindMatchError without asking again (answer.fresh), so that it is asked at
 // most once per interval however many Machines read it. With a no-match error it returns how
 // long before the RESTMapper is asked again.
 func (r *Reader) restMapping(gk schema.GroupKind, version string, now time.Time, interval time.Duration) (*meta.RESTMapping, time.Duration, error) {
 	gvk := gk.WithVersion(version)
-	if at, ok := r.unmapped.fresh(gvk, now, interval); ok {
-		return nil, at.Add(interval).Sub(now), &meta.NoKindMatchError{GroupKind: gk}
+	if a, ok := r.recentAnswer(gvk, now, interval); ok {
+		return nil, a.at.Add(interval).Sub(now), &meta.NoKindMatchError{GroupKind: gk}
 	}
 	var versions []string
 	if version != "" {
@@ -35,7 +35,7 @@ func (r *Reader) restMapping(gk schema.GroupKind, version string, now time.Time,
 	}
 	mapping, err := r.RESTMapper.RESTMapping(gk, versions...)
 	if meta.IsNoMatchError(err) {
-		r.unmapped.record(gvk, now, now)
+		r.record(gvk, answer{at: now})
 		return nil, interval, err
 	}
 	return mapping, 0, err

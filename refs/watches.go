@@ -75,20 +75,25 @@ func (r *Reader) chooseVersion(ctx context.Context, gk schema.GroupKind, v strin
 }
 
 // startWatch starts watching mapping's kind, at mapping's version, in namespace ns ("": all
-// namespaces) through c, once: changes to referenced objects then reconcile the Machines that
-// reference them. The informer is created in c and recorded under r.mu. It returns
-// errVersionChanged when mapping's version is no longer the one read, or the cache's or
-// controller's error when the watch cannot be added (then no informer is left).
-func (r *Reader) startWatch(ctx context.Context, mapping *meta.RESTMapping, ns string, c cache.Cache) error {
+// namespaces, through the manager's cache; else through the cache of ns, created and started on
+// first use), once: changes to referenced objects then reconcile the Machines that reference
+// them. The informer is created in its cache and recorded under r.mu. It returns the cache to
+// read from; errVersionChanged when mapping's version is no longer the one read; or the cache's
+// or controller's error when the watch cannot be added (then no informer is left).
+func (r *Reader) startWatch(ctx context.Context, mapping *meta.RESTMapping, ns string) (cache.Cache, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := watchKey{gvk: mapping.GroupVersionKind, namespace: ns}
 	if v, ok := r.versions[k.gvk.GroupKind()]; ok && v != k.gvk.Version {
 		// The CRD changed since mapping was resolved: a watch of this version would be stale.
-		return fmt.Errorf("cannot watch %s (now %q): %w", k.gvk, v, errVersionChanged)
+		return nil, fmt.Errorf("cannot watch %s (now %q): %w", k.gvk, v, errVersionChanged)
 	}
-	if _, ok := r.watches[k]; ok {
-		return nil
+	if w, ok := r.watches[k]; ok {
+		return w.cache, nil
+	}
+	c, err := r.cacheLocked(ns)
+	if err != nil {
+		return nil, err
 	}
 	informer, err := c.GetInformer(ctx, newObject(k.gvk), cache.BlockUntilSynced(false))
 	if err == nil {
@@ -98,13 +103,33 @@ func (r *Reader) startWatch(ctx context.Context, mapping *meta.RESTMapping, ns s
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("cannot watch %s in namespace %q: %w", k.gvk, ns, err)
+		return nil, fmt.Errorf("cannot watch %s in namespace %q: %w", k.gvk, ns, err)
 	}
 	if r.watches == nil {
 		r.watches = map[watchKey]watch{}
 	}
 	r.watches[k] = watch{gvr: mapping.Resource, cache: c}
-	return nil
+	return c, nil
+}
+
+// cacheLocked, with r.mu held, returns the cache watching namespace ns: the manager's for ""
+// (all namespaces), else a cache of ns alone, created and started on first use.
+func (r *Reader) cacheLocked(ns string) (cache.Cache, error) {
+	if ns == "" {
+		return r.Cache, nil
+	}
+	if c, ok := r.caches[ns]; ok {
+		return c, nil
+	}
+	c, err := r.newCache(ns)
+	if err != nil {
+		return nil, fmt.Errorf("cannot start a cache of namespace %s: %w", ns, err)
+	}
+	if r.caches == nil {
+		r.caches = map[string]cache.Cache{}
+	}
+	r.caches[ns] = c
+	return c, nil
 }
 
 // readWatched reads the object named key into obj (its kind and version set) from c, the cache

@@ -83,7 +83,7 @@ func TestChooseVersion(t *testing.T) {
 
 	r.chooseVersion(ctx, gk, "v1beta2")
 	stale := &meta.RESTMapping{GroupVersionKind: gk.WithVersion("v1beta1"), Resource: gvr, Scope: meta.RESTScopeNamespace}
-	if err := r.startWatch(ctx, stale, "team-a", teamA); !errors.Is(err, errVersionChanged) {
+	if _, err := r.startWatch(ctx, stale, "team-a"); !errors.Is(err, errVersionChanged) {
 		t.Errorf("startWatch of a version no longer read: error %v, want errVersionChanged", err)
 	}
 }
@@ -139,7 +139,7 @@ func TestWatchInformerFollowsRecord(t *testing.T) {
 		Resource: schema.GroupVersionResource{Group: gk.Group, Version: "v1beta1", Resource: "upmachines"}}
 
 	r.chooseVersion(ctx, gk, "v1beta1")
-	if err := r.startWatch(ctx, v1, "", c); err != nil {
+	if _, err := r.startWatch(ctx, v1, ""); err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff(map[string]bool{"v1beta1": true}, c.held); d != "" {
@@ -168,7 +168,7 @@ func TestWatchInformerFollowsRecord(t *testing.T) {
 
 	v2 := &meta.RESTMapping{GroupVersionKind: gk.WithVersion("v1beta2"), Scope: meta.RESTScopeNamespace,
 		Resource: schema.GroupVersionResource{Group: gk.Group, Version: "v1beta2", Resource: "upmachines"}}
-	if err := r.startWatch(ctx, v2, "", c); err != nil {
+	if _, err := r.startWatch(ctx, v2, ""); err != nil {
 		t.Fatal(err)
 	}
 	obj.SetGroupVersionKind(v2.GroupVersionKind)
