@@ -16,34 +16,71 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// TestStripCRD: the cache keeps of a CRD what versionOf reads, and round-trips through crdOf.
-func TestStripCRD(t *testing.T) {
-	u := NewCRD()
-	u.SetName("upmachines.infrastructure.cluster.x-k8s.io")
-	u.SetLabels(map[string]string{"cluster.x-k8s.io/v1beta2": "v1beta2"})
-	u.Object["spec"] = map[string]any{
-		"group": "infrastructure.cluster.x-k8s.io", "scope": "Namespaced",
-		"names": map[string]any{"kind": "UpMachine", "plural": "upmachines", "listKind": "UpMachineList"},
-		"versions": []any{map[string]any{"name": "v1beta2", "served": true, "storage": true,
-			"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "description": "big"}}}},
+// countingMapper counts the RESTMapping calls that reach an apimachinery DefaultRESTMapper.
+type countingMapper struct {
+	*meta.DefaultRESTMapper
+	calls int
+}
+
+func (c *countingMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+	c.calls++
+	return c.DefaultRESTMapper.RESTMapping(gk, versions...)
+}
+
+// TestRESTMappingOncePerStep: a kind the RESTMapper does not map (version "": its preferred
+// version) is asked about again at most once per kind retry interval, and a version a CRD
+// serves at most once per discovery step, each with its own record, however many Machines ask;
+// those asking in between are told the rest of the step; once mapped, it is mapped at the next
+// ask; an answer from a clock that went back is not trusted.
+func TestRESTMappingOncePerStep(t *testing.T) {
+	gv := schema.GroupVersion{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2"}
+	gk := gv.WithKind("UpMachine").GroupKind()
+	mapper := &countingMapper{DefaultRESTMapper: meta.NewDefaultRESTMapper([]schema.GroupVersion{gv})}
+	r := &Reader{RESTMapper: mapper, RetryInterval: time.Minute}
+	type ask struct {
+		Version string
+		Ms      int    // milliseconds after t0
+		Add     string // the version discovery lists from this ask on
+		Mapped  string // the version mapped; "" a no-match
+		Wait    time.Duration
+		Calls   int // RESTMapper calls so far
 	}
-	u.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Established", "status": "True", "lastTransitionTime": nil}}}
-	out, err := stripCRD(u)
-	if err != nil {
-		t.Fatal(err)
+	asks := []ask{
+		{"", 0, "", "", time.Minute, 1},
+		{"", 30_000, "", "", 30 * time.Second, 1},
+		{"v1beta2", 0, "", "", 2 * time.Second, 2},
+		{"v1beta2", 500, "", "", 1500 * time.Millisecond, 2},
+		{"v1beta2", 1999, "", "", time.Millisecond, 2},
+		{"v1beta2", 2000, "", "", 2 * time.Second, 3},
+		{"v1beta2", 3000, "v1beta2", "", time.Second, 3},
+		{"v1beta2", 4000, "", "v1beta2", 0, 4},
+		{"v1beta2", 4100, "", "v1beta2", 0, 5},
+		{"", 59_999, "", "", time.Millisecond, 5},
+		{"", 60_000, "", "v1beta2", 0, 6},
+		{"v1beta3", 10_000, "", "", 2 * time.Second, 7},
+		{"v1beta3", 9000, "", "", 2 * time.Second, 8}, // the clock went back
 	}
-	crd := crdOf(out)
-	if crd == nil {
-		t.Fatal("crdOf(stripCRD(crd)) = nil")
+	var got []ask
+	for _, a := range asks {
+		if a.Add != "" {
+			mapper.Add(gk.WithVersion(a.Add), meta.RESTScopeNamespace)
+		}
+		interval := r.discoveryStep()
+		if a.Version == "" {
+			interval = r.kindRetryInterval()
+		}
+		m, wait, err := r.restMapping(gk, a.Version, t0.Add(time.Duration(a.Ms)*time.Millisecond), interval)
+		if (m == nil) != meta.IsNoMatchError(err) {
+			t.Fatalf("restMapping(%q) at %d ms = %v, %v", a.Version, a.Ms, m, err)
+		}
+		g := ask{Version: a.Version, Ms: a.Ms, Add: a.Add, Wait: wait, Calls: mapper.calls}
+		if m != nil {
+			g.Mapped = m.GroupVersionKind.Version
+		}
+		got = append(got, g)
 	}
-	if crd.Spec.Versions[0].Schema != nil {
-		t.Error("the schema is kept")
-	}
-	if v, why := versionOf(crd); v != "v1beta2" || why != "" {
-		t.Errorf("versionOf = %q, %q; want v1beta2", v, why)
-	}
-	if diff := cmp.Diff([]string{"infrastructure.cluster.x-k8s.io/UpMachine"}, crdIndex(out.(*unstructured.Unstructured))); diff != "" {
-		t.Errorf("crdIndex (-want +got):\n%s", diff)
+	if d := cmp.Diff(asks, got); d != "" {
+		t.Errorf("answers and RESTMapper calls (-want +got):\n%s", d)
 	}
 }
 
