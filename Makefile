@@ -210,9 +210,10 @@ MUTATION_TIMEOUT_COEFFICIENT ?= 10
 # -count=1: gremlins times the coverage run for its timeout, so it must not come from the test
 # cache; -vet=off: a vet finding in a mutant is not a test that fails (and vet costs CPU).
 MUTATION_GOFLAGS := -count=1 -vet=off
-# refs: only its pure rules are mutated (the version rule, the discovery backoff, the freshness of
-# answers); the rest is the machinery the controllers' envtest suite runs.
-MUTATION_PURE_refs := recent.go servedversion.go unserved.go
+# refs: only its pure rules are mutated (rules.go: the version rule, the freshness of answers, the
+# messages and retry deadline, what the cache keeps); the rest is the machinery the controllers'
+# envtest suite runs.
+MUTATION_PURE_refs := rules.go
 # MUTATION_FILES, when set, mutates only those files of each package (e.g. MUTATION_PACKAGES=aggregate
 # MUTATION_FILES="phase.go summarize.go"): a partial run, or one package split between runs.
 MUTATION_FILES ?=
