@@ -213,7 +213,7 @@ func setNodeHealthyCondition(w *conditionWriter, node *corev1.Node) {
 	}
 }
 
-// setUpdatingCondition compares the kubelet version with spec.version (sameRelease: the same
+// setUpdatingCondition compares the kubelet version with spec.version (SameRelease: the same
 // Kubernetes release, whatever a distribution appends). It owns Updating only
 // when spec.version is set, leaving the condition to an external updater otherwise; it reports
 // whether it owns it.
@@ -228,7 +228,7 @@ func setUpdatingCondition(w *conditionWriter, node *corev1.Node) bool {
 		w.set(t, metav1.ConditionFalse, v1alpha1.MachineNotUpdatingReason, "there is no Node")
 	case node.Status.NodeInfo.KubeletVersion == "":
 		w.set(t, metav1.ConditionFalse, v1alpha1.MachineNotUpdatingReason, "Node has not reported its kubelet version yet")
-	case sameRelease(node.Status.NodeInfo.KubeletVersion, want):
+	case SameRelease(node.Status.NodeInfo.KubeletVersion, want):
 		w.set(t, metav1.ConditionFalse, v1alpha1.MachineNotUpdatingReason, "")
 	default:
 		w.set(t, metav1.ConditionTrue, v1alpha1.MachineUpdatingKubeletVersionReason,
