@@ -28,7 +28,7 @@ import (
 // the kind, in every namespace (the manager's cache) or in one (a namespace cache).
 var informerVerbs = []string{"list", "watch"}
 
-// The rule (docs/reliability.md, "Least privilege"): a referenced kind is read through an
+// The rule (docs/operating.md, "Least privilege"): a referenced kind is read through an
 // informer the manager may run. The manager first asks (SelfSubjectAccessReview) whether it may
 // list and watch the kind in all namespaces; if so, the manager's cache watches it everywhere.
 // If not, it asks the same in the Machine's namespace; if allowed (a RoleBinding there), a cache

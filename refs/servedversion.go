@@ -12,8 +12,8 @@ import (
 )
 
 // The version of a referenced kind that the controller reads, from its CRD and the versions
-// discovery lists (no client, no context): the rule of docs/reliability.md, "Referenced kinds
-// whose API versions change". versionOf picks a version from the CRD; versionToRead decides
+// discovery lists (no client, no context): the rule of the package documentation,
+// "Versions from the CRD". versionOf picks a version from the CRD; versionToRead decides
 // whether to read it yet, given discovery. versions.go applies them to the CRDs in the cache.
 
 // contractLabels are the Cluster API contract labels a provider's CRD may carry, newest
@@ -76,7 +76,7 @@ type versionRead struct {
 // versionToRead returns the version of crd's kind to read now, given crd (nil: deleted),
 // previous, the version read before ("" none), and listed, whether discovery lists a version
 // (asked about the version picked, and about previous only when that is not listed). Rules, in
-// order (docs/reliability.md, "Referenced kinds whose API versions change"):
+// order (the package documentation, "Versions from the CRD"):
 //   - none when crd is nil or versionOf picks none (being deleted, not established, serving
 //     nothing);
 //   - the version versionOf picks, when discovery lists it;

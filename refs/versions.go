@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// The manager follows the API versions of referenced kinds while it runs (docs/reliability.md,
-// "Referenced kinds whose API versions change"): it watches CustomResourceDefinitions, reads a
+// The manager follows the API versions of referenced kinds while it runs (the package
+// documentation, "Versions from the CRD"): it watches CustomResourceDefinitions, reads a
 // kind at the version its CRD picks (versionOf, servedversion.go) once discovery lists it, and
 // until then at the version read before while the CRD still serves it (versionToRead), stops
 // the watch of a version that is no longer read, and reconciles the Machines referencing a kind
