@@ -59,8 +59,7 @@ var phaseRows = [...]phaseRow{
 		}},
 	{v1alpha1.MachinePhaseDeleting, "a deletionTimestamp is set (also while the deletion is failing: it is retried)",
 		func(m *v1alpha1.Machine) bool { return m.DeletionTimestamp != nil }},
-	{v1alpha1.MachinePhaseFailed, "a terminal signal is present now: HealthCheckSucceeded is False, or any condition has a terminal reason (" +
-		strings.Join(v1alpha1.TerminalReasons(), ", ") + ")",
+	{v1alpha1.MachinePhaseFailed, failedWhen,
 		func(m *v1alpha1.Machine) bool { return terminalSignal(m) != nil }},
 	{v1alpha1.MachinePhaseStandby, "Standby is True",
 		func(m *v1alpha1.Machine) bool { return isTrue(condition(m, v1alpha1.MachineStandbyCondition)) }},
@@ -84,6 +83,10 @@ var phaseRows = [...]phaseRow{
 	{v1alpha1.MachinePhasePending, "otherwise",
 		func(*v1alpha1.Machine) bool { return true }},
 }
+
+// failedWhen says when the phase is Failed, naming the terminal reasons.
+var failedWhen = "a terminal signal is present now: HealthCheckSucceeded is False, or any condition has a terminal reason (" +
+	strings.Join(v1alpha1.TerminalReasons(), ", ") + ")"
 
 // condition returns m's condition of type t, or nil.
 func condition(m *v1alpha1.Machine, t string) *metav1.Condition {
@@ -109,10 +112,12 @@ func terminalSignal(m *v1alpha1.Machine) *terminal {
 	sorted := slices.SortedStableFunc(slices.Values(m.Status.Conditions), func(a, b metav1.Condition) int {
 		return conditions.Compare(a.Type, b.Type)
 	})
-	if i := slices.IndexFunc(sorted, func(c metav1.Condition) bool { return c.Reason == v1alpha1.MachineUpdateFailedReason }); i >= 0 {
+	updateFailed := func(c metav1.Condition) bool { return c.Reason == v1alpha1.MachineUpdateFailedReason }
+	if i := slices.IndexFunc(sorted, updateFailed); i >= 0 {
 		return &terminal{condition: sorted[i], update: true}
 	}
-	if i := slices.IndexFunc(sorted, func(c metav1.Condition) bool { return v1alpha1.IsTerminalReason(c.Reason) }); i >= 0 {
+	terminalReason := func(c metav1.Condition) bool { return v1alpha1.IsTerminalReason(c.Reason) }
+	if i := slices.IndexFunc(sorted, terminalReason); i >= 0 {
 		return &terminal{condition: sorted[i]}
 	}
 	if c := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.MachineHealthCheckSucceededCondition); hasStatus(c, metav1.ConditionFalse) {
