@@ -39,13 +39,13 @@ func (r Ref) String() string { return r.Kind + " " + r.Name }
 type Problem int
 
 const (
-	// ProblemUnreadable: the object cannot be read (e.g. its cache did not sync in time).
+	// ProblemUnreadable means the object cannot be read (e.g. its cache did not sync in time).
 	ProblemUnreadable Problem = iota
-	// ProblemKindNotServed: the API server serves no such kind (e.g. its CRD is not installed).
+	// ProblemKindNotServed means the API server serves no such kind (e.g. its CRD is not installed).
 	ProblemKindNotServed
-	// ProblemContractViolation: the object was read, but a contract field has the wrong type.
+	// ProblemContractViolation means the object was read, but a contract field has the wrong type.
 	ProblemContractViolation
-	// ProblemForbidden: RBAC does not let the manager list and watch the kind.
+	// ProblemForbidden means RBAC does not let the manager list and watch the kind.
 	ProblemForbidden
 )
 
