@@ -152,14 +152,19 @@ func TestLinks(t *testing.T) {
 			page := doc
 			if file != "" {
 				path := filepath.Join(dir, file)
-				b, err := os.ReadFile(path)
-				if info, serr := os.Stat(path); serr == nil && info.IsDir() {
-					err = nil
-				} else if err != nil {
+				info, err := os.Stat(path)
+				if err != nil {
 					broken = append(broken, target+" (no such file)")
 					continue
 				}
-				page = string(b)
+				page = ""
+				if !info.IsDir() {
+					b, err := os.ReadFile(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					page = string(b)
+				}
 			}
 			if anchor != "" && !anchors(page)[anchor] {
 				broken = append(broken, target+" (no such heading)")
