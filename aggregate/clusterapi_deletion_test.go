@@ -88,6 +88,10 @@ func TestDescriptionWording(t *testing.T) {
 			machine(conds(cond(infraReady, T, "InfrastructureProvisioned", 1),
 				cond(hcSucceeded, F, "NodeStartupTimeout", 11, "Health check failed: Node failed to report startup in 10m0s"))),
 			"Creation failed: Health check failed (NodeStartupTimeout): Node failed to report startup in 10m0s"},
+		{"an updater's message that is the phrase itself, in another case",
+			machine(conds(cond(infraReady, T, "InfrastructureProvisioned", 1), cond(nodeReady, T, "NodeReady", 5),
+				cond(updating, T, "KubeletVersionUpdating", 20, "update in progress")), prevOp(create, successful, "Created", 5)),
+			"update in progress"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
