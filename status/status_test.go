@@ -227,6 +227,7 @@ func TestComputeStatus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkReasonsCatalogued(t, m)
 			got := want{phase: m.Status.Phase, next: next, conditions: map[string]string{}}
 			for typ := range tc.want.conditions {
 				if c := conditions.Get(m, typ); c != nil {
