@@ -18,8 +18,12 @@ import (
 )
 
 // hostile is a provider's condition message that tries to clear the screen, move the cursor,
-// colour, set the window title, reverse the text and pass a Failed Machine off as Running.
-const hostile = "\x1b[2J\x1b[H\x1b[32m\x1b]0;owned\x07Phase: Running\u202e gninnuR\x00\x7f"
+// colour, set the window title, reverse the text and pass a Failed Machine off as Running; it
+// ends with backslashes typed as text.
+const hostile = "\x1b[2J\x1b[H\x1b[32m\x1b]0;owned\x07Phase: Running\u202e gninnuR\x00\x7f C:\\tmp\\x1b"
+
+// hostileEscaped is hostile as every reader prints it, and as the manager quotes it.
+const hostileEscaped = `\x1b[2J\x1b[H\x1b[32m\x1b]0;owned\x07Phase: Running\u202e gninnuR\x00\x7f C:\tmp\x1b`
 
 // rawControl reports the first raw control character of out other than a line feed.
 func rawControl(out string) (rune, bool) {
@@ -32,8 +36,9 @@ func rawControl(out string) (rune, bool) {
 }
 
 // TestHostileTextIsCleaned: a provider's message with terminal escapes reaches the Machines'
-// conditions; describe, get -o wide and the pool view print it escaped, -o json exactly, and
-// what the manager derives from it (Ready's summary, the lastOperation) holds it escaped.
+// conditions; -o json prints it exactly, and what the manager derives from it (Ready's summary)
+// holds it escaped; describe, get -o wide, the pool view and custom-columns print both escaped
+// once: the provider's message escaped, the manager's summary as it is (never \\x1b).
 func TestHostileTextIsCleaned(t *testing.T) {
 	ns := newNamespace(t, "hostile")
 	conds := failedConditions()
@@ -43,41 +48,52 @@ func TestHostileTextIsCleaned(t *testing.T) {
 	setCAPICondition(m, cond("InfrastructureReady", "False", "NotReady", hostile, time.Minute))
 	createCAPIMachine(t, m)
 
-	for _, args := range [][]string{
-		{"describe", "-n", ns},
-		{"get", "-n", ns, "-o", "wide", "--show-labels"},
-		{"get", "-n", ns, "--group-by=pool", "--expand"},
-		{"get", "-n", ns, "-o", "custom-columns=NAME:.metadata.name,MESSAGE:.status.conditions[*].message"},
-	} {
-		r := runPlugin(t, "", args...)
-		if r.code != 0 {
-			t.Fatalf("%v failed: %s", args, r)
-		}
-		if c, ok := rawControl(r.stdout); ok {
-			t.Errorf("%v printed a raw %U:\n%q", args, c, r.stdout)
-		}
-		if (args[0] == "describe" || strings.HasPrefix(args[len(args)-1], "custom-columns")) && !strings.Contains(r.stdout, `\x1b[2J`) {
-			t.Errorf("%v: want the message escaped (\\x1b[2J):\n%s", args, r.stdout)
-		}
-	}
-
-	// -o json stays exact: the other writer's message as written.
+	// -o json stays exact: the other writer's message as written; the manager's summary
+	// quotes it escaped.
 	r := runPlugin(t, "", "get", "msm/ms-hostile", "-n", ns, "-o", "json")
 	var got v1alpha1.Machine
 	if err := json.Unmarshal([]byte(r.stdout), &got); r.code != 0 || err != nil {
 		t.Fatalf("get -o json: %v: %s", err, r)
 	}
 	var exact bool
+	var ready string
 	for _, c := range got.Status.Conditions {
 		exact = exact || c.Message == hostile
+		if c.Type == v1alpha1.MachineReadyCondition {
+			ready = c.Message
+		}
 	}
 	if !exact {
 		t.Errorf("-o json lost the exact message: %+v", got.Status.Conditions)
 	}
-	// What the manager derives quotes it escaped.
-	for _, c := range got.Status.Conditions {
-		if c.Type == v1alpha1.MachineReadyCondition && (strings.ContainsRune(c.Message, 0x1b) || !strings.Contains(c.Message, `\x1b]0;owned\x07`)) {
-			t.Errorf("Ready's summary %q: want the message escaped", c.Message)
+	if !strings.Contains(ready, "NodeReady: "+hostileEscaped) || strings.ContainsRune(ready, '\n') {
+		t.Fatalf("Ready's summary %q: want one line quoting %q", ready, hostileEscaped)
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"describe", "-n", ns}, []string{ready, "│       " + hostileEscaped}},
+		{[]string{"get", "-n", ns, "-o", "wide", "--show-labels"}, nil},
+		{[]string{"get", "-n", ns, "--group-by=pool", "--expand"}, nil},
+		{[]string{"get", "msm", "-n", ns, "-o", "custom-columns=NAME:.metadata.name,MESSAGE:.status.conditions[*].message"},
+			[]string{"ms-hostile   " + ready + ",", "," + hostileEscaped + ","}},
+	} {
+		r := runPlugin(t, "", tt.args...)
+		if r.code != 0 {
+			t.Fatalf("%v failed: %s", tt.args, r)
+		}
+		if c, ok := rawControl(r.stdout); ok {
+			t.Errorf("%v printed a raw %U:\n%q", tt.args, c, r.stdout)
+		}
+		if strings.Contains(r.stdout, `\\`) {
+			t.Errorf("%v escaped a backslash (twice-escaped text):\n%s", tt.args, r.stdout)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%v: want %q in:\n%s", tt.args, want, r.stdout)
+			}
 		}
 	}
 }
