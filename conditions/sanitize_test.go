@@ -25,6 +25,8 @@ func TestSanitize(t *testing.T) {
 		{"bidi isolates and marks", "\u2066a\u2067\u2068\u2069\u200e\u200f\u061c", `\u2066a\u2067\u2068\u2069\u200e\u200f\u061c`},
 		{"line separators", "a\u2028b\u2029c", `a\u2028b\u2029c`},
 		{"invalid UTF-8", "a\xffb\xc3(c\x9b", `a\xffb\xc3(c\x9b`},
+		{"a lone continuation byte", "a\x80b", `a\x80b`},
+		{"multi-byte text after an escape", "\x1b[0m Knoten — ノード", `\x1b[0m Knoten — ノード`},
 		{"a surrogate encoded", "a\xed\xa0\x80b", `a\xed\xa0\x80b`},
 		{"truncated rune at the end", "ok\xe2\x80", `ok\xe2\x80`},
 		{"U+FFFD itself is kept", "a\uFFFDb", "a\uFFFDb"},
