@@ -99,20 +99,27 @@ func TestHostileTextIsCleaned(t *testing.T) {
 }
 
 // TestGetPrinters: kubectl's printers and flags through the plugin: jsonpath, go-template,
-// custom-columns, --sort-by, -L, --chunk-size (pages of one), colour only when asked on a pipe.
+// custom-columns, --sort-by (kubectl's order: strings byte by byte), -L, --chunk-size, colour
+// only when asked on a pipe. Printed Machines read exactly as kubectl get prints them.
 func TestGetPrinters(t *testing.T) {
 	ns := newNamespace(t, "printers")
 	for _, name := range []string{"w-10", "w-2", "w-1"} {
 		createMachinestatusMachine(t, ns, name, map[string]string{"machinestatus.io/pool": "pool-" + name}, runningConditions()...)
 	}
 	createMachinestatusMachine(t, ns, "w-failed", nil, failedConditions()...)
+	columnsFile := filepath.Join(t.TempDir(), "columns")
+	if err := os.WriteFile(columnsFile, []byte("NAME POOL\n.metadata.name .metadata.labels.machinestatus\\.io/pool\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"get", "msm", "-n", ns, "-o", "jsonpath={.items[*].metadata.name}"}, "w-1 w-10 w-2 w-failed"},
 		{[]string{"get", "msm", "-n", ns, "--sort-by=.metadata.name", "-o", "name"},
-			"machine.machinestatus.io/w-1\nmachine.machinestatus.io/w-2\nmachine.machinestatus.io/w-10\nmachine.machinestatus.io/w-failed\n"},
+			"machine.machinestatus.io/w-1\nmachine.machinestatus.io/w-10\nmachine.machinestatus.io/w-2\nmachine.machinestatus.io/w-failed\n"},
+		{[]string{"get", "msm", "-n", ns, "--sort-by=.metadata.labels.machinestatus\\.io/pool", "-o", "custom-columns-file=" + columnsFile},
+			"NAME       POOL\nw-failed   <none>\nw-1        pool-w-1\nw-10       pool-w-10\nw-2        pool-w-2\n"},
 		{[]string{"get", "msm", "w-2", "-n", ns, "-o", "go-template={{.status.phase}}"}, "Running"},
 		{[]string{"get", "msm", "-n", ns, "--chunk-size=1", "-o", "custom-columns=NAME:.metadata.name,PHASE:.status.phase", "--sort-by={.status.phase}"},
 			"NAME       PHASE\nw-failed   Failed\nw-1        Running\nw-10       Running\nw-2        Running\n"},
@@ -121,10 +128,14 @@ func TestGetPrinters(t *testing.T) {
 		if r.code != 0 || r.stdout != tt.want {
 			t.Errorf("%v: want %q: %s", tt.args, tt.want, r)
 		}
+		theirs := runBinary(t, "", env.KubectlBin, append([]string{"get", "machines.machinestatus.io"}, tt.args[2:]...)...)
+		if theirs.code != 0 || theirs.stdout != r.stdout {
+			t.Errorf("%v: kubectl get prints otherwise: %s", tt.args, theirs)
+		}
 	}
 	r := runPlugin(t, "", "get", "msm", "-n", ns, "--chunk-size=1", "--sort-by=.metadata.name", "-L", "machinestatus.io/pool")
 	rows := parseTables(t, r.stdout)
-	if r.code != 0 || len(rows) != 1 || strings.Join(rows[0].project("NAME", "POOL"), " ") != "w-1|pool-w-1 w-2|pool-w-2 w-10|pool-w-10 w-failed|" {
+	if r.code != 0 || len(rows) != 1 || strings.Join(rows[0].project("NAME", "POOL"), " ") != "w-1|pool-w-1 w-10|pool-w-10 w-2|pool-w-2 w-failed|" {
 		t.Errorf("get --sort-by -L: %s", r)
 	}
 	if strings.Contains(r.stdout, "\x1b") {
