@@ -318,3 +318,15 @@ func TestReadContract(t *testing.T) {
 		})
 	}
 }
+
+// TestInputsRefs: the referenced objects a reconcile read, the bootstrap config after the
+// infrastructure when there is one.
+func TestInputsRefs(t *testing.T) {
+	infra, boot := Ref{Kind: "FakeMachine", Name: "m"}, Ref{Kind: "FakeConfig", Name: "b"}
+	if got := (Inputs{Infra: infra}).Refs(); len(got) != 1 || got[0].Kind != "FakeMachine" {
+		t.Errorf("without bootstrap: %v", got)
+	}
+	if got := (Inputs{Infra: infra, Bootstrap: &boot}).Refs(); len(got) != 2 || got[0].Kind != "FakeMachine" || got[1].Kind != "FakeConfig" {
+		t.Errorf("with bootstrap: %v", got)
+	}
+}

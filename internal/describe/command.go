@@ -105,7 +105,7 @@ func newRootCommand(name string, streams genericiooptions.IOStreams) (*cobra.Com
 	root.SetErr(streams.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Msg: err.Error()} })
 	config.AddFlags(root.PersistentFlags())
-	root.AddCommand(newDescribeCommand(name, config, streams, ran), newGetCommand(name, config, streams, ran))
+	root.AddCommand(newDescribeCommand(name, config, streams, ran), newGetCommand(name, config, streams, ran), newVersionCommand(name))
 	return root, ran
 }
 

@@ -16,7 +16,7 @@ import (
 // metricRow matches a docs/metrics.md table row naming one metric in its first cell.
 var metricRow = regexp.MustCompile("^\\| `([a-zA-Z_:][a-zA-Z0-9_:]*)` \\|")
 
-// documentedMetrics returns the metric names docs/metrics.md lists in its tables.
+// documentedMetrics returns the metric names the tables of docs/metrics.md list.
 func documentedMetrics() ([]string, error) {
 	root, err := repo.Root()
 	if err != nil {
