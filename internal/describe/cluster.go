@@ -131,11 +131,7 @@ func (o *getOptions) runGrouped(ctx context.Context, r resolved) error {
 	_, labelKey, _ := strings.Cut(o.group.by, "=")
 	var lines []groupedLine
 	err := Visit(ctx, o.config, r.targets, o.query(r, false), func(obj runtime.Object) error {
-		m, err := machineOf(obj)
-		if err != nil {
-			return err
-		}
-		d, err := Describe(m)
+		m, d, err := describeObject(obj)
 		if err != nil {
 			return err
 		}
@@ -269,11 +265,7 @@ func (o *describeOptions) describeCluster(ctx context.Context, name string) erro
 	q := Query{Namespace: namespace, Selector: selector, ChunkSize: o.chunkSize}
 	_ = r
 	err = Visit(ctx, o.config, r.targets, q, func(obj runtime.Object) error {
-		m, err := machineOf(obj)
-		if err != nil {
-			return err
-		}
-		d, err := Describe(m)
+		m, d, err := describeObject(obj)
 		if err != nil {
 			return err
 		}

@@ -181,11 +181,7 @@ func (o *describeOptions) run(ctx context.Context, args []string) error {
 	var ds []Description
 	var ms []Machine
 	err = Visit(ctx, o.config, r.targets, o.query(r, false), func(obj runtime.Object) error {
-		m, err := machineOf(obj)
-		if err != nil {
-			return err
-		}
-		d, err := Describe(m)
+		m, d, err := describeObject(obj)
 		if err != nil {
 			return err
 		}

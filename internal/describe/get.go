@@ -68,11 +68,7 @@ func newTables(o GetOptions) *tables {
 
 // add adds the row of the Machine obj (typed, or unstructured as the server sent it).
 func (t *tables) add(obj runtime.Object) error {
-	m, err := machineOf(obj)
-	if err != nil {
-		return err
-	}
-	d, err := Describe(m)
+	m, d, err := describeObject(obj)
 	if err != nil {
 		return err
 	}
