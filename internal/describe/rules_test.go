@@ -171,7 +171,7 @@ func TestMachineNodesGroupLikeMachines(t *testing.T) {
 	render := func(expand bool) string {
 		var b bytes.Buffer
 		root := &treeNode{name: "Pool a", children: machineNodes(ls, expand, now)}
-		if err := writeTree([]*treeNode{root}, false).write(&b, false, false); err != nil {
+		if err := writeTree([]*treeNode{root}).write(&b, false, false); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
