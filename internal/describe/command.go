@@ -196,11 +196,8 @@ func (o *describeOptions) run(ctx context.Context, args []string) error {
 		o.noMachinesFound(r.namespace)
 		return nil
 	}
-	switch o.output {
-	case OutputJSON:
-		return WriteJSON(o.streams.Out, ds)
-	case OutputYAML:
-		return WriteYAML(o.streams.Out, ds)
+	if o.output != OutputText {
+		return writeStructured(o.streams.Out, o.output, ds)
 	}
 	now := o.now()
 	ctxs := o.machineContexts(ctx, ms, r.namespace)
