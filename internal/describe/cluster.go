@@ -18,6 +18,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/machinestatus/machinestatus/aggregate"
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
 )
 
 // Cluster API's other resources the tree reads, at v1beta2.
@@ -105,7 +106,7 @@ func (p *poolEvents) failures(evs []eventRecord, since time.Time) map[string][]f
 		}
 		out[key] = fs
 	}
-	order := []string{"Create", "Update", "DrainNode", "HealthCheck", "Delete"}
+	order := v1alpha1.MachineOperationTypes()
 	for k := range out {
 		slices.SortFunc(out[k], func(a, b failureCount) int { return slices.Index(order, a.op) - slices.Index(order, b.op) })
 	}

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
 )
 
 // eventRecord is an Event about a Machine, from events.k8s.io/v1 or core/v1.
@@ -165,16 +167,12 @@ func (e eventRecord) regards(m Machine) bool {
 // failedOperation returns the operation of a failure Event of the machinestatus manager
 // (reason <Type>Failed: CreateFailed, UpdateFailed, DrainNodeFailed, HealthCheckFailed,
 // DeleteFailed), else "".
-func (e eventRecord) failedOperation() string {
+func (e eventRecord) failedOperation() v1alpha1.MachineOperationType {
 	op, ok := strings.CutSuffix(e.reason, "Failed")
-	if !ok || e.typ != "Warning" {
+	if !ok || e.typ != "Warning" || !slices.Contains(v1alpha1.MachineOperationTypes(), v1alpha1.MachineOperationType(op)) {
 		return ""
 	}
-	switch op {
-	case "Create", "Update", "DrainNode", "HealthCheck", "Delete":
-		return op
-	}
-	return ""
+	return v1alpha1.MachineOperationType(op)
 }
 
 // writeEvents prints evs as kubectl describe's Events section.

@@ -190,7 +190,7 @@ func checkGroupBy(by string) error {
 
 // failureCount is how many Machines of a group a recent Event says failed an operation.
 type failureCount struct {
-	op       string
+	op       v1alpha1.MachineOperationType
 	machines []string
 }
 

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
@@ -46,15 +45,8 @@ func (o *describeOptions) machineContexts(ctx context.Context, ms []Machine, nam
 		capi = capi || m.ClusterAPI != nil
 	}
 	if capi {
-		list, err := client.Resource(clusterAPIMachineHealthChecks).Namespace(namespace).List(ctx, metav1.ListOptions{})
-		if err == nil {
-			for _, u := range list.Items {
-				var mhc clusterv1.MachineHealthCheck
-				if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &mhc) == nil {
-					c.mhcs = append(c.mhcs, mhc)
-				}
-			}
-		}
+		// Without MachineHealthChecks (none, or not readable), no health-check deadline is shown.
+		c.mhcs, _ = listAs[clusterv1.MachineHealthCheck](ctx, client, clusterAPIMachineHealthChecks, namespace, "")
 	}
 	return c
 }
@@ -288,10 +280,6 @@ func writeWaiting(b *strings.Builder, s *stuck, now time.Time) {
 		field("Waiting For", w)
 	}
 	for i, dl := range s.deadlines {
-		label := "Deadline"
-		if i > 0 {
-			label = ""
-		}
 		var text string
 		switch {
 		case dl.timeout == 0 && dl.what == "health check":
@@ -308,10 +296,10 @@ func writeWaiting(b *strings.Builder, s *stuck, now time.Time) {
 			}
 			text = fmt.Sprintf("%s: %s, %s (%s)", dl.what, duration.HumanDuration(dl.timeout), left, dl.source)
 		}
-		if label == "" {
-			fmt.Fprintf(b, "%*s%s\n", labelWidth, "", text)
+		if i == 0 {
+			field("Deadline", text)
 		} else {
-			field(label, text)
+			fmt.Fprintf(b, "%*s%s\n", labelWidth, "", text)
 		}
 	}
 	if h := hintFor(s.reason); h != "" {
