@@ -34,13 +34,8 @@ func completeArgs(config *genericclioptions.ConfigFlags, verb string) cobra.Comp
 			}
 			return names, cobra.ShellCompDirectiveNoFileComp
 		case len(args) == 0:
-			var out []string
-			for _, t := range types {
-				if strings.HasPrefix(t, toComplete) {
-					out = append(out, t)
-				}
-			}
-			return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+			types = slices.DeleteFunc(types, func(t string) bool { return !strings.HasPrefix(t, toComplete) })
+			return types, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 		case !strings.Contains(args[0], "/"):
 			names := completeNames(config, args[0], toComplete)
 			names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(args[1:], n) })

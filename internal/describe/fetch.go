@@ -102,8 +102,7 @@ func Visit(ctx context.Context, config genericclioptions.RESTClientGetter, targe
 		case len(installed) == 0:
 			return notInstalled(t.APIs)
 		case t.Name != "" && !found:
-			ns := q.Namespace
-			return &NotFoundError{Name: t.Name, Namespace: ns, Resources: apiNames(installed)}
+			return &NotFoundError{Name: t.Name, Namespace: q.Namespace, Resources: apiNames(installed)}
 		}
 	}
 	return nil

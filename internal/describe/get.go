@@ -1,7 +1,6 @@
 package describe
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -218,17 +217,9 @@ func row(m Machine, d Description, o GetOptions) (headers []string, cells []cell
 		add(strings.ToUpper(l[strings.LastIndex(l, "/")+1:]), ls[l], plain)
 	}
 	if o.ShowLabels {
-		add("LABELS", labelsText(ls), plain)
+		add("LABELS", labels.FormatLabels(ls), plain) // k=v by key, or <none>
 	}
 	return headers, cells
-}
-
-// labelsText is --show-labels' cell: k=v pairs by key, or <none>.
-func labelsText(ls map[string]string) string {
-	if len(ls) == 0 {
-		return "<none>"
-	}
-	return labels.FormatLabels(ls)
 }
 
 // phaseStyle colours a phase: Failed red; Unknown, Deleting, Pending yellow.
@@ -250,13 +241,4 @@ func condition(d Description, t string) *Condition {
 		}
 	}
 	return nil
-}
-
-// noMachinesFoundText says, as kubectl does, that a list found nothing in namespace (empty:
-// every namespace).
-func noMachinesFoundText(namespace string) string {
-	if namespace == "" {
-		return "No Machines found in any namespace."
-	}
-	return fmt.Sprintf("No Machines found in namespace %s.", namespace)
 }

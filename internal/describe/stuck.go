@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -206,14 +207,14 @@ func clusterAPIDeadlines(m *clusterv1.Machine, d Description, c *machineContexts
 			if m.Status.Deletion != nil {
 				start = m.Status.Deletion.NodeDrainStartTime.Time
 			}
-			out = append(out, deadline{what: "drain", start: start, timeout: secondsPtr(m.Spec.Deletion.NodeDrainTimeoutSeconds),
+			out = append(out, deadline{what: "drain", start: start, timeout: seconds(ptr.Deref(m.Spec.Deletion.NodeDrainTimeoutSeconds, 0)),
 				source: "spec.deletion.nodeDrainTimeoutSeconds, from status.deletion.nodeDrainStartTime"})
 		case clusterv1.MachineDeletingWaitingForVolumeDetachReason:
 			var start time.Time
 			if m.Status.Deletion != nil {
 				start = m.Status.Deletion.WaitForNodeVolumeDetachStartTime.Time
 			}
-			out = append(out, deadline{what: "volume detach", start: start, timeout: secondsPtr(m.Spec.Deletion.NodeVolumeDetachTimeoutSeconds),
+			out = append(out, deadline{what: "volume detach", start: start, timeout: seconds(ptr.Deref(m.Spec.Deletion.NodeVolumeDetachTimeoutSeconds, 0)),
 				source: "spec.deletion.nodeVolumeDetachTimeoutSeconds, from status.deletion.waitForNodeVolumeDetachStartTime"})
 		case clusterv1.MachineDeletingDeletingNodeReason:
 			timeout := 10 * time.Second
@@ -243,7 +244,7 @@ func clusterAPIDeadlines(m *clusterv1.Machine, d Description, c *machineContexts
 					continue
 				}
 				out = append(out, deadline{what: fmt.Sprintf("Node Ready=%s", u.Status), start: nodeReady.LastTransitionTime.Time,
-					timeout: secondsPtr(u.TimeoutSeconds),
+					timeout: seconds(ptr.Deref(u.TimeoutSeconds, 0)),
 					source:  "MachineHealthCheck " + mhc.Name + ": checks.unhealthyNodeConditions, from NodeReady's lastTransitionTime"})
 			}
 		}
@@ -255,13 +256,6 @@ func clusterAPIDeadlines(m *clusterv1.Machine, d Description, c *machineContexts
 }
 
 func seconds(s int32) time.Duration { return time.Duration(s) * time.Second }
-
-func secondsPtr(s *int32) time.Duration {
-	if s == nil {
-		return 0
-	}
-	return seconds(*s)
-}
 
 // writeWaiting prints describe's "why is it stuck" lines: what the Machine waits for and since
 // when, each deadline that applies (how long is left, where it comes from), and a hint.
@@ -302,7 +296,7 @@ func writeWaiting(b *strings.Builder, s *stuck, now time.Time) {
 			fmt.Fprintf(b, "%*s%s\n", labelWidth, "", text)
 		}
 	}
-	if h := hintFor(s.reason); h != "" {
+	if h := hints[s.reason]; h != "" {
 		field("Hint", h)
 	}
 }
