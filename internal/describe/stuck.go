@@ -201,20 +201,13 @@ func machinestatusDeadlines(m *v1alpha1.Machine, d Description) []deadline {
 func clusterAPIDeadlines(m *clusterv1.Machine, d Description, c *machineContexts) []deadline {
 	var out []deadline
 	if del := condition(d, "Deleting"); del != nil && del.Status == metav1.ConditionTrue {
+		started := ptr.Deref(m.Status.Deletion, clusterv1.MachineDeletionStatus{})
 		switch del.Reason {
 		case clusterv1.MachineDeletingDrainingNodeReason:
-			var start time.Time
-			if m.Status.Deletion != nil {
-				start = m.Status.Deletion.NodeDrainStartTime.Time
-			}
-			out = append(out, deadline{what: "drain", start: start, timeout: seconds(ptr.Deref(m.Spec.Deletion.NodeDrainTimeoutSeconds, 0)),
+			out = append(out, deadline{what: "drain", start: started.NodeDrainStartTime.Time, timeout: seconds(ptr.Deref(m.Spec.Deletion.NodeDrainTimeoutSeconds, 0)),
 				source: "spec.deletion.nodeDrainTimeoutSeconds, from status.deletion.nodeDrainStartTime"})
 		case clusterv1.MachineDeletingWaitingForVolumeDetachReason:
-			var start time.Time
-			if m.Status.Deletion != nil {
-				start = m.Status.Deletion.WaitForNodeVolumeDetachStartTime.Time
-			}
-			out = append(out, deadline{what: "volume detach", start: start, timeout: seconds(ptr.Deref(m.Spec.Deletion.NodeVolumeDetachTimeoutSeconds, 0)),
+			out = append(out, deadline{what: "volume detach", start: started.WaitForNodeVolumeDetachStartTime.Time, timeout: seconds(ptr.Deref(m.Spec.Deletion.NodeVolumeDetachTimeoutSeconds, 0)),
 				source: "spec.deletion.nodeVolumeDetachTimeoutSeconds, from status.deletion.waitForNodeVolumeDetachStartTime"})
 		case clusterv1.MachineDeletingDeletingNodeReason:
 			timeout := 10 * time.Second
