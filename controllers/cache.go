@@ -25,16 +25,12 @@ const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 //     identity, spec.providerID and the contract's status fields;
 //   - CustomResourceDefinitions keep their group, names, scope and versions, without schemas.
 //
-// Only Machines matching machineSelector are cached, and so reconciled; nil means every Machine.
-// Managers with disjoint selectors split a fleet between them without overlap.
-func CacheOptions(machineSelector labels.Selector) cache.Options {
-	return CacheOptionsFor(machineSelector, true)
-}
-
-// CacheOptionsFor is CacheOptions for a manager that serves machinestatus Machines or not (our
-// CRD must then be served: the cache maps every kind configured for it when it starts). Cluster
-// API Machines have a cache of their own (ServeClusterAPIMachines).
-func CacheOptionsFor(machineSelector labels.Selector, machinestatus bool) cache.Options {
+// machinestatus says whether the manager serves machinestatus Machines (our CRD must then be
+// served: the cache maps every kind configured for it when it starts); Cluster API Machines have
+// a cache of their own (ServeClusterAPIMachines). Only Machines matching machineSelector are
+// cached, and so reconciled; nil means every Machine. Managers with disjoint selectors split a
+// fleet between them without overlap.
+func CacheOptions(machineSelector labels.Selector, machinestatus bool) cache.Options {
 	o := cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject:         map[client.Object]cache.ByObject{&corev1.Node{}: {Transform: stripNode}},

@@ -122,7 +122,7 @@ func startLaggingManager(t *testing.T, value string, mapper *laggingMapper) *con
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  controllers.CacheOptions(labels.SelectorFromSet(labels.Set{ownManagerLabel: value})),
+		Cache:                  controllers.CacheOptions(labels.SelectorFromSet(labels.Set{ownManagerLabel: value}), true),
 		MapperProvider: func(c *rest.Config, hc *http.Client) (meta.RESTMapper, error) {
 			dynamic, err := apiutil.NewDynamicRESTMapper(c, hc)
 			mapper.RESTMapper = dynamic

@@ -67,7 +67,7 @@ func run(m *testing.M) int {
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:  "0",
-		Cache:                   controllers.CacheOptions(labels.NewSelector().Add(*notOwnManager)),
+		Cache:                   controllers.CacheOptions(labels.NewSelector().Add(*notOwnManager), true),
 		LeaderElection:          true,
 		LeaderElectionNamespace: harness.ManagerNamespace,
 		LeaderElectionID:        leaderElectionID,

@@ -123,7 +123,7 @@ func run(o options) error {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(v1alpha1.AddToScheme(scheme))
 	utilruntime.Must(clusterv1.AddToScheme(scheme))
-	cacheOptions := controllers.CacheOptionsFor(selector, apis.machinestatus)
+	cacheOptions := controllers.CacheOptions(selector, apis.machinestatus)
 
 	metrics, certs, err := metricsOptions(o.metrics)
 	if err != nil {

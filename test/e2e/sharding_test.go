@@ -30,7 +30,7 @@ func startShard(t *testing.T, selector, fieldOwner string) {
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  controllers.CacheOptions(sel),
+		Cache:                  controllers.CacheOptions(sel, true),
 		// Two managers in one test process register the same controller name.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
