@@ -171,7 +171,7 @@ prometheus-generate: ## Write config/prometheus's PrometheusRule (from its rule 
 	cd test/prometheus && go run ./cmd/generate
 
 .PHONY: test-clusterapi
-test-clusterapi: runtime-tools build ## Check phase and lastOperation against Cluster API's real controllers (test/clusterapi; docs/clusterapi.md); CLUSTERAPI_WRITE_DOCS=1 records its table there.
+test-clusterapi: runtime-tools build ## Check the manager beside Cluster API's real controllers: lifecycle, MachineDeployment flows, writes, events (test/clusterapi; docs/clusterapi.md); CLUSTERAPI_WRITE_DOCS=1 records its tables there.
 	$(MAKE) --no-print-directory clusterapi-tests GO_TEST_FLAGS="$(GO_TEST_FLAGS) -v"
 
 .PHONY: test-faults
