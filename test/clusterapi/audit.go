@@ -52,6 +52,10 @@ func auditFlags(dir string) (map[string]string, string, error) {
 		return nil, "", fmt.Errorf("cannot write the audit policy: %w", err)
 	}
 	log := filepath.Join(dir, "audit.log")
+	// The API server appends: a log of an earlier run in the same directory goes first.
+	if err := os.Remove(log); err != nil && !os.IsNotExist(err) {
+		return nil, "", err
+	}
 	return map[string]string{
 		"audit-policy-file": policy,
 		"audit-log-path":    log,

@@ -14,6 +14,9 @@
 // audit log, each writer's writes (audit.go, writes.go). Its tables are docs/clusterapi.md's
 // generated blocks (CLUSTERAPI_WRITE_DOCS=1 writes them).
 //
+// RunScale (make bench-clusterapi-scale) runs the same controllers as a process of their own with
+// N Machines and records docs/benchmarks.md's block clusterapi-scale.
+//
 // It is a Go module of its own, so that the main module never requires sigs.k8s.io/cluster-api.
 // Run it with `make test-clusterapi`.
 package clusterapi

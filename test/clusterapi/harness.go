@@ -120,7 +120,14 @@ func startFleet(ctx context.Context, o fleetOptions) (*harness, error) {
 // clusterAPICRDs are the CRDs of Cluster API's core (core/config/crd/bases of the module go.mod
 // pins). They carry no conversion webhook, so v1beta2 works without webhooks or certificates.
 func clusterAPICRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", clusterAPIModule).Output()
+	root, err := repo.Root()
+	if err != nil {
+		return nil, err
+	}
+	// Asked in this module, which requires it (the command may run from the repository root).
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", clusterAPIModule)
+	cmd.Dir = filepath.Join(root, "test", "clusterapi")
+	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("cannot locate %s: go list -m: %w", clusterAPIModule, err)
 	}
