@@ -67,6 +67,11 @@ type ScaleResult struct {
 	// Lags are the delays from the Cluster API write that changed a Machine's (type, state) to
 	// our patch of it.
 	Lags []time.Duration
+	// WriteTimes are how long the API server took to serve each writer's Machine writes.
+	WriteTimes map[string][]time.Duration
+	// Load is the host's load average (1, 5, 15 min) when the first Machines were created and
+	// at the end (/proc/loadavg): the host may be shared.
+	Load [2]string
 	// IdleWrites counts the Machine writes of each writer during the idle window.
 	IdleWrites map[string]int
 	Idle       time.Duration
@@ -136,7 +141,7 @@ func RunScale(ctx context.Context, o ScaleOptions) (res *ScaleResult, err error)
 		return nil, fmt.Errorf("the control plane was not initialized: %w", err)
 	}
 
-	res = &ScaleResult{N: o.N, Pools: o.N / o.PoolSize, Idle: o.Idle}
+	res = &ScaleResult{N: o.N, Pools: o.N / o.PoolSize, Idle: o.Idle, Load: [2]string{loadAverage()}}
 	ours, theirs := newProcessWatch(h.fleet.Manager.Pid()), newProcessWatch(capi.Pid())
 	stopWatch := make(chan struct{})
 	defer close(stopWatch)
@@ -206,7 +211,7 @@ func RunScale(ctx context.Context, o ScaleOptions) (res *ScaleResult, err error)
 	case <-time.After(o.Idle):
 	}
 	idleTo := time.Now()
-	res.Ours, res.ClusterAPI = ours.figures(), theirs.figures()
+	res.Ours, res.ClusterAPI, res.Load[1] = ours.figures(), theirs.figures(), loadAverage()
 	if res.ErrorLines, err = managerlog.Unexpected(h.fleet.Manager.LogPath); err != nil {
 		return res, err
 	}
@@ -223,10 +228,11 @@ func RunScale(ctx context.Context, o ScaleOptions) (res *ScaleResult, err error)
 	}
 	res.Machines = len(audit.Machines)
 	res.Writes = accountRun(audit, poolLabels(audit))
-	res.IdleWrites = map[string]int{}
+	res.IdleWrites, res.WriteTimes = map[string]int{}, map[string][]time.Duration{}
 	for _, ws := range audit.Machines {
 		res.Lags = append(res.Lags, lags(ws)...)
 		for _, w := range ws {
+			res.WriteTimes[w.Writer] = append(res.WriteTimes[w.Writer], w.Complete.Sub(w.Received))
 			if !w.Received.Before(idleFrom) && w.Received.Before(idleTo) {
 				res.IdleWrites[w.Writer]++
 			}
@@ -296,6 +302,16 @@ func (w *processWatch) figures() ProcessFigures {
 	return ProcessFigures{CPU: w.cpu - w.cpuBefore, RSSBefore: w.rssBefore, PeakRSS: peak}
 }
 
+// loadAverage is the first three fields of /proc/loadavg ("" when unreadable).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
+}
+
 // clockTick is Linux's USER_HZ, the unit of /proc/PID/stat's times.
 const clockTick = 100
 
@@ -359,33 +375,37 @@ func ServeClusterAPIControllers(kubeconfig string) error {
 	return nil
 }
 
-// lags returns, for each effective patch of ours that changed the (type, state), how long
-// after the Cluster API write that made the Machine read so it was received: each other
-// writer's effective write is read with our last written lastOperation as the previous one,
-// and the first that gives the (type, state) our next patch sets is the change it follows.
-// Patches that follow no such write (e.g. the first of a Machine created before the run) are
-// left out.
+// lags returns, for each effective patch of ours that changed the (type, state), how long after
+// the Cluster API write that made the Machine read so it was stored: in the order the writes
+// were stored (by resourceVersion), each other writer's effective write is read with our last
+// written lastOperation as the previous one, and the first that gives the (type, state) our next
+// patch sets is the change it follows. Patches that follow no such write (e.g. the first of a
+// Machine created before the run) are left out.
 func lags(ws []machineWrite) []time.Duration {
+	stored := make([]machineWrite, 0, len(ws))
+	for _, w := range ws {
+		if w.Effective {
+			stored = append(stored, w)
+		}
+	}
+	slices.SortStableFunc(stored, func(a, b machineWrite) int { return compareVersions(a.RV, b.RV) })
 	var out []time.Duration
 	var previous *v1alpha1.LastOperation
 	since := map[typeState]time.Time{}
-	for _, w := range ws {
+	for _, w := range stored {
 		if w.Writer == writerOurs {
-			if !w.Effective {
-				continue
-			}
 			ps := ourPatches([]machineWrite{w})
 			if len(ps) == 0 || ps[0].Kept.Type == "" {
 				continue
 			}
 			ts := typeState{ps[0].Kept.Type, ps[0].Kept.State}
 			if at, ok := since[ts]; ok && ts != typeStateOf(previous) {
-				out = append(out, w.Received.Sub(at))
+				out = append(out, w.Complete.Sub(at))
 			}
 			previous, since = ps[0].Kept.operation(), map[typeState]time.Time{}
 			continue
 		}
-		if !w.Effective || w.Response == nil {
+		if w.Response == nil {
 			continue
 		}
 		_, op := aggregate.ClusterAPIMachineStatus(w.Response, previous, false, w.Complete)

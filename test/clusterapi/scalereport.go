@@ -72,6 +72,14 @@ func (r *ScaleResult) Table() string {
 	}
 	fmt.Fprintf(&b, "\nLag from the Cluster API write that changed a Machine's (type, state) to our patch: p50 %d ms, p99 %d ms, max %d ms over %d changes.\n",
 		percentile(r.Lags, 50).Milliseconds(), percentile(r.Lags, 99).Milliseconds(), percentile(r.Lags, 100).Milliseconds(), len(r.Lags))
+	var times []string
+	for _, w := range append([]string{writerOurs}, r.Writes.writers...) {
+		if ds := r.WriteTimes[w]; len(ds) > 0 {
+			times = append(times, fmt.Sprintf("%s %d / %d ms", w, percentile(ds, 50).Milliseconds(), percentile(ds, 99).Milliseconds()))
+		}
+	}
+	fmt.Fprintf(&b, "The API server's time per Machine write (p50 / p99): %s; host load average %s at the first Machine, %s at the end.\n",
+		strings.Join(times, ", "), r.Load[0], r.Load[1])
 	idle := make([]string, 0, len(r.IdleWrites))
 	for w, n := range r.IdleWrites {
 		idle = append(idle, fmt.Sprintf("%s %d", w, n))
