@@ -175,7 +175,7 @@ test-clusterapi: runtime-tools build ## Check the manager beside Cluster API's r
 	$(MAKE) --no-print-directory clusterapi-tests GO_TEST_FLAGS="$(GO_TEST_FLAGS) -v"
 
 .PHONY: test-faults
-test-faults: runtime-tools build ## Run only the fault tests (docs/reliability.md; ~4 min); FAULTS_WRITE_DOCS=1 records their figures there.
+test-faults: runtime-tools build ## Run only the fault tests (docs/operating.md; ~4 min); FAULTS_WRITE_DOCS=1 records their figures there.
 	go test $(GO_TEST_FLAGS) -tags faults -timeout 15m -v ./test/faults/
 
 # Fuzz targets as package:Target (the package directory below the repository root).

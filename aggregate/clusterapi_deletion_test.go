@@ -92,6 +92,10 @@ func TestDescriptionWording(t *testing.T) {
 			machine(conds(cond(infraReady, T, "InfrastructureProvisioned", 1), cond(nodeReady, T, "NodeReady", 5),
 				cond(v1alpha1.MachineDrainingCondition, T, "NodeCordoned", 20, "node is cordoned or being drained")), prevOp(create, successful, "Created", 5)),
 			"node is cordoned or being drained"},
+		{"an updater's message that is the phrase itself, in another case",
+			machine(conds(cond(infraReady, T, "InfrastructureProvisioned", 1), cond(nodeReady, T, "NodeReady", 5),
+				cond(updating, T, "KubeletVersionUpdating", 20, "update in progress")), prevOp(create, successful, "Created", 5)),
+			"update in progress"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -129,8 +129,8 @@ func (r *Reader) readOnce(ctx context.Context, ns string, ref v1alpha1.ContractV
 	return status.RefFromObject(st, obj, readyField), nil
 }
 
-// The reader follows the API versions of referenced kinds while it runs (docs/reliability.md,
-// "Referenced kinds whose API versions change"): it watches CustomResourceDefinitions, reads a
+// The reader follows the API versions of referenced kinds while it runs ("Versions from the
+// CRD" in the package documentation): it watches CustomResourceDefinitions, reads a
 // kind at the version its CRD picks (versionOf, rules.go) once discovery lists it, and until
 // then at the version read before while the CRD still serves it (versionToRead), stops the
 // watch of a version that is no longer read, and reconciles the Machines referencing a kind

@@ -19,8 +19,7 @@ import (
 )
 
 // The pure rules of the package (no client, no clock, no lock): the version of a referenced kind
-// read from its CRD and discovery (docs/reliability.md, "Referenced kinds whose API versions
-// change": versionOf picks a version from the CRD, versionToRead decides whether to read it
+// read from its CRD and discovery ("Versions from the CRD" in the package documentation: versionOf picks a version from the CRD, versionToRead decides whether to read it
 // yet), the freshness of an answer, the messages of the Refs that cannot be read, the retry
 // deadline they give, and what the cache keeps of referenced objects and CRDs. reader.go applies
 // them.
@@ -79,7 +78,7 @@ type versionRead struct {
 // versionToRead returns the version of crd's kind to read now, given crd (nil: deleted),
 // previous, the version read before ("" none), and listed, whether discovery lists a version
 // (asked about the version picked, and about previous only when that is not listed). Rules, in
-// order (docs/reliability.md, "Referenced kinds whose API versions change"):
+// order ("Versions from the CRD" in the package documentation):
 //   - none when crd is nil or versionOf picks none (being deleted, not established, serving
 //     nothing);
 //   - the version versionOf picks, when discovery lists it;

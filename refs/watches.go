@@ -37,7 +37,7 @@ import (
 // a read that made the cache create an informer for a watch stopped meanwhile removes it
 // (readWatched).
 //
-// The rule of access (docs/reliability.md, "Least privilege"): a referenced kind is read through
+// The rule of access (docs/operating.md, "Least privilege"): a referenced kind is read through
 // an informer the manager may run. The manager first asks (SelfSubjectAccessReview) whether it
 // may list and watch the kind in all namespaces; if so, the manager's cache watches it
 // everywhere. If not, it asks the same in the Machine's namespace; if allowed (a RoleBinding

@@ -180,7 +180,7 @@ func (o *describeOptions) run(ctx context.Context, args []string) error {
 	}
 	var ds []Description
 	var ms []Machine
-	err = Visit(o.config, r.targets, o.query(r, false), func(obj runtime.Object) error {
+	err = Visit(ctx, o.config, r.targets, o.query(r, false), func(obj runtime.Object) error {
 		m, err := machineOf(obj)
 		if err != nil {
 			return err
