@@ -186,12 +186,12 @@ func (r runWrites) failures() []string {
 	return out
 }
 
-// renderWritesTable renders the writes of each Machine: ours (requests, effective writes,
-// (type, state) changes, identical patches) beside each other writer's effective writes
-// (requests in parentheses), then the totals.
+// renderWritesTable renders the writes of each Machine: ours (effective writes, requests in
+// parentheses, (type, state) changes, identical patches) beside each other writer's effective
+// writes (requests in parentheses), then the totals.
 func (r runWrites) renderWritesTable() string {
 	var b strings.Builder
-	b.WriteString("| Machine | ours: patches (effective) | ours: (type, state) changes | ours: identical |")
+	b.WriteString("| Machine | ours | ours: (type, state) changes | ours: identical |")
 	sep := "|---|---:|---:|---:|"
 	for _, w := range r.writers {
 		fmt.Fprintf(&b, " %s |", w)
@@ -200,7 +200,7 @@ func (r runWrites) renderWritesTable() string {
 	b.WriteString(" ours / Cluster API |\n" + sep + "---:|\n")
 	for _, m := range r.machines {
 		ours := m.By[writerOurs]
-		fmt.Fprintf(&b, "| %s | %d (%d) | %d | %d |", m.label, ours.Requests, ours.Effective, m.Changes, m.Identical)
+		fmt.Fprintf(&b, "| %s | %d (%d) | %d | %d |", m.label, ours.Effective, ours.Requests, m.Changes, m.Identical)
 		for _, w := range r.writers {
 			c := m.By[w]
 			fmt.Fprintf(&b, " %d (%d) |", c.Effective, c.Requests)
@@ -213,7 +213,7 @@ func (r runWrites) renderWritesTable() string {
 		changes += m.Changes
 		identical += m.Identical
 	}
-	fmt.Fprintf(&b, "| **all %d** | %d (%d) | %d | %d |", len(r.machines), ours.Requests, ours.Effective, changes, identical)
+	fmt.Fprintf(&b, "| **all %d** | %d (%d) | %d | %d |", len(r.machines), ours.Effective, ours.Requests, changes, identical)
 	for _, w := range r.writers {
 		c := others[w]
 		fmt.Fprintf(&b, " %d (%d) |", c.Effective, c.Requests)
