@@ -3,14 +3,14 @@ package clusterapi
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/machinestatus/machinestatus/test/internal/docblock"
 )
 
 // TestClusterAPI runs our manager beside Cluster API's real controllers on one API server and,
@@ -148,27 +148,12 @@ func TestClusterAPI(t *testing.T) {
 // change from run to run).
 func checkDocs(t *testing.T, blocks map[string]string) {
 	t.Helper()
-	write := os.Getenv(writeDocsEnv) == "1"
 	for name, content := range blocks {
-		if write {
-			if err := writeDocsBlock(docsPath, name, content); err != nil {
-				t.Error(err)
-				continue
-			}
-			t.Logf("wrote block %s of %s", name, docsPath)
-			continue
-		}
-		committed, err := readDocsBlock(docsPath, name)
-		if err != nil {
-			t.Error(err)
-			continue
-		}
+		var normalize func(string) string
 		if name == "clusterapi-writes" {
-			committed, content = writesTableShape(committed), writesTableShape(content)
+			normalize = writesTableShape
 		}
-		if diff := cmp.Diff(committed, content); diff != "" {
-			t.Errorf("docs/clusterapi.md's block %s differs from this run (-committed +recorded); if the change is right, run %s=1 make test-clusterapi:\n%s", name, writeDocsEnv, diff)
-		}
+		docblock.Sync(t, docsPath, name, content, writeDocsEnv, normalize)
 	}
 }
 
