@@ -6,6 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -65,7 +66,22 @@ func Validate(condition metav1.Condition) error {
 // ValidateType checks t against Validate's rules for a condition type and returns a
 // *ValidationError whose Errs concern only the type, or nil.
 func ValidateType(t string) error {
-	return Validate(metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: "ValidType", LastTransitionTime: metav1.Unix(1, 0)})
+	if validType(t) {
+		return nil
+	}
+	path := field.NewPath("status", "conditions").Key(t).Child("type")
+	errs := metav1validation.ValidateLabelName(t, path)
+	if len(t) > maxTypeLength {
+		errs = append(errs, field.TooLong(path, "", maxTypeLength))
+	}
+	return &ValidationError{Type: t, Errs: errs}
+}
+
+// validType reports whether t passes Validate's rule for a condition type: the check of
+// apimachinery's ValidateCondition (a qualified name) and the schema's length, without building
+// the errors.
+func validType(t string) bool {
+	return len(t) <= maxTypeLength && len(validation.IsQualifiedName(t)) == 0
 }
 
 // validReason reports whether r passes Validate's rule for a reason.

@@ -2,10 +2,12 @@ package conditions_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/machinestatus/machinestatus/conditions"
 )
@@ -128,5 +130,50 @@ func TestValidationErrorProblems(t *testing.T) {
 	}
 	if got := (&conditions.ValidationError{}).Problems(); got != "" {
 		t.Errorf("Problems() of no errors = %q, want empty", got)
+	}
+}
+
+// TestValidateType: the violations of a type alone, each on the type's field; the schema's
+// length only beyond 316 characters.
+func TestValidateType(t *testing.T) {
+	prefix253 := strings.Repeat("a", 61) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 63)
+	name62 := "N" + strings.Repeat("x", 60) + "Y"
+	tests := []struct {
+		name string
+		typ  string
+		want []field.ErrorType
+	}{
+		{"valid", "Ready", nil},
+		{"valid, 316 characters", prefix253 + "/" + name62, nil},
+		{"name part ends with a dash, 316 characters: not too long", prefix253 + "/" + name62[:61] + "-", []field.ErrorType{field.ErrorTypeInvalid}},
+		{"both parts valid, 317 characters: too long only", prefix253 + "/" + name62 + "Z", []field.ErrorType{field.ErrorTypeTooLong}},
+		{"name part ends with a dash, 317 characters", prefix253 + "/" + name62 + "-", []field.ErrorType{field.ErrorTypeInvalid, field.ErrorTypeTooLong}},
+		{"invalid prefix and name", "-x/y z", []field.ErrorType{field.ErrorTypeInvalid, field.ErrorTypeInvalid}},
+		{"empty", "", []field.ErrorType{field.ErrorTypeInvalid, field.ErrorTypeInvalid}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := conditions.ValidateType(tt.typ)
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("ValidateType() = %v, want nil", err)
+				}
+				return
+			}
+			var invalid *conditions.ValidationError
+			if !errors.As(err, &invalid) || invalid.Type != tt.typ {
+				t.Fatalf("ValidateType() = %v, want a *conditions.ValidationError of this type", err)
+			}
+			var got []field.ErrorType
+			for _, fe := range invalid.Errs {
+				got = append(got, fe.Type)
+				if want := "status.conditions[" + tt.typ + "].type"; fe.Field != want {
+					t.Errorf("violation on %q, want %q", fe.Field, want)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("violations %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

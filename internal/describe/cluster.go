@@ -3,6 +3,7 @@ package describe
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -13,9 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/machinestatus/machinestatus/aggregate"
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
 )
 
 // Cluster API's other resources the tree reads, at v1beta2.
@@ -25,12 +28,6 @@ var (
 	clusterAPIMachineSets         = clusterv1.GroupVersion.WithResource("machinesets")
 	clusterAPIMachinePools        = clusterv1.GroupVersion.WithResource("machinepools")
 	clusterAPIMachineHealthChecks = clusterv1.GroupVersion.WithResource("machinehealthchecks")
-)
-
-// Cluster API's labels naming a Machine's MachineSet and control plane.
-const (
-	setNameLabel          = "cluster.x-k8s.io/set-name"
-	controlPlaneNameLabel = "cluster.x-k8s.io/control-plane-name"
 )
 
 // clusterArg returns NAME of describe's single argument cluster/NAME (or clusters/NAME,
@@ -109,7 +106,7 @@ func (p *poolEvents) failures(evs []eventRecord, since time.Time) map[string][]f
 		}
 		out[key] = fs
 	}
-	order := []string{"Create", "Update", "DrainNode", "HealthCheck", "Delete"}
+	order := v1alpha1.MachineOperationTypes()
 	for k := range out {
 		slices.SortFunc(out[k], func(a, b failureCount) int { return slices.Index(order, a.op) - slices.Index(order, b.op) })
 	}
@@ -131,11 +128,7 @@ func (o *getOptions) runGrouped(ctx context.Context, r resolved) error {
 	_, labelKey, _ := strings.Cut(o.group.by, "=")
 	var lines []groupedLine
 	err := Visit(ctx, o.config, r.targets, o.query(r, false), func(obj runtime.Object) error {
-		m, err := machineOf(obj)
-		if err != nil {
-			return err
-		}
-		d, err := Describe(m)
+		m, d, err := describeObject(obj)
 		if err != nil {
 			return err
 		}
@@ -161,6 +154,10 @@ func (o *getOptions) runGrouped(ctx context.Context, r resolved) error {
 		o.noMachinesFound(r.namespace)
 		return nil
 	}
+	client, err := o.dynamicClient()
+	if err != nil {
+		return err
+	}
 	now := o.now()
 	pe := newPoolEvents()
 	for _, l := range lines {
@@ -169,14 +166,7 @@ func (o *getOptions) runGrouped(ctx context.Context, r resolved) error {
 			pe.pools[l.namespace+"/"+l.poolName] = l.key
 		}
 	}
-	var failures map[string][]failureCount
-	if client, err := o.dynamicClient(); err == nil {
-		evs, err := listMachineEvents(ctx, client, r.namespace)
-		if err != nil {
-			fmt.Fprintf(o.streams.ErrOut, "warning: cannot read Events, recent failures are not counted: %v\n", err)
-		}
-		failures = pe.failures(evs, now.Add(-o.group.recent))
-	}
+	failures := o.recentFailures(ctx, client, r.namespace, pe, now.Add(-o.group.recent))
 	byKey := map[string][]machineLine{}
 	titles := map[string]string{}
 	var keys []string
@@ -190,13 +180,38 @@ func (o *getOptions) runGrouped(ctx context.Context, r resolved) error {
 	slices.SortFunc(keys, func(a, b string) int { return strings.Compare(titles[a], titles[b]) })
 	var roots []*treeNode
 	for _, k := range keys {
-		n := &treeNode{name: clean(titles[k])}
-		n.cells[3] = poolSummary(byKey[k], 0, failures[k], o.group.recent)
-		n.children = machineNodes(byKey[k], o.group.expand, now)
-		roots = append(roots, n)
+		roots = append(roots, o.group.node(clean(titles[k]), byKey[k], 0, failures[k], now))
 	}
 	noHeaders := *o.printFlags.NoHeaders
-	return writeTree(roots, noHeaders).write(o.streams.Out, noHeaders, useColor(o.color, o.streams.Out))
+	return writeTree(roots).write(o.streams.Out, noHeaders, useColor(o.color, o.streams.Out))
+}
+
+// recentFailures reads the Events about the Machines of namespace and returns pe.failures of
+// those after since; Events that cannot be read are a warning on stderr.
+func (o *listOptions) recentFailures(ctx context.Context, client dynamic.Interface, namespace string, pe *poolEvents,
+	since time.Time) map[string][]failureCount {
+	evs, err := listMachineEvents(ctx, client, namespace)
+	if err != nil {
+		fmt.Fprintf(o.streams.ErrOut, "warning: cannot read Events, recent failures are not counted: %v\n", err)
+	}
+	return pe.failures(evs, since)
+}
+
+// listAs lists the objects of gvr in namespace that selector selects, each decoded into a T
+// (those that do not decode are skipped).
+func listAs[T any](ctx context.Context, client dynamic.Interface, gvr schema.GroupVersionResource, namespace, selector string) ([]T, error) {
+	list, err := client.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, fmt.Errorf("cannot list %s: %w", gvr.GroupResource(), err)
+	}
+	var out []T
+	for _, u := range list.Items {
+		var t T
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &t) == nil {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }
 
 // describeCluster is describe cluster/NAME: the Cluster API cluster as a tree.
@@ -227,198 +242,113 @@ func (o *describeOptions) describeCluster(ctx context.Context, name string) erro
 		return err
 	}
 	selector := aggregate.ClusterNameLabel + "=" + name
-	list := func(gvr schema.GroupVersionResource) []unstructured.Unstructured {
-		l, err := client.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
-		if err != nil {
-			if !apierrors.IsNotFound(err) {
-				fmt.Fprintf(o.streams.ErrOut, "warning: cannot list %s: %v\n", gvr.GroupResource(), err)
-			}
-			return nil
-		}
-		return l.Items
-	}
-	var mds []clusterv1.MachineDeployment
-	for _, it := range list(clusterAPIMachineDeployments) {
-		var md clusterv1.MachineDeployment
-		if runtime.DefaultUnstructuredConverter.FromUnstructured(it.Object, &md) == nil {
-			mds = append(mds, md)
-		}
-	}
-	var mss []clusterv1.MachineSet
-	for _, it := range list(clusterAPIMachineSets) {
-		var ms clusterv1.MachineSet
-		if runtime.DefaultUnstructuredConverter.FromUnstructured(it.Object, &ms) == nil {
-			mss = append(mss, ms)
-		}
-	}
-	var mps []clusterv1.MachinePool
-	for _, it := range list(clusterAPIMachinePools) {
-		var mp clusterv1.MachinePool
-		if runtime.DefaultUnstructuredConverter.FromUnstructured(it.Object, &mp) == nil {
-			mps = append(mps, mp)
+	mds, errMDs := listAs[clusterv1.MachineDeployment](ctx, client, clusterAPIMachineDeployments, namespace, selector)
+	mss, errMSs := listAs[clusterv1.MachineSet](ctx, client, clusterAPIMachineSets, namespace, selector)
+	mps, errMPs := listAs[clusterv1.MachinePool](ctx, client, clusterAPIMachinePools, namespace, selector)
+	for _, err := range []error{errMDs, errMSs, errMPs} {
+		if err != nil && !apierrors.IsNotFound(err) {
+			fmt.Fprintf(o.streams.ErrOut, "warning: %v\n", err)
 		}
 	}
 	cp, cpReplicas := o.controlPlane(ctx, client, namespace, cluster.Spec.ControlPlaneRef)
 
-	type lineOfSet struct {
-		machineLine
-		set, cp string
-	}
-	var machines []lineOfSet
-	r := resolved{namespace: namespace, targets: []Target{{APIs: []schema.GroupVersionResource{ClusterAPIMachines}}}}
+	var machines []machineLine
+	targets := []Target{{APIs: []schema.GroupVersionResource{ClusterAPIMachines}}}
 	q := Query{Namespace: namespace, Selector: selector, ChunkSize: o.chunkSize}
-	_ = r
-	err = Visit(ctx, o.config, r.targets, q, func(obj runtime.Object) error {
-		m, err := machineOf(obj)
+	err = Visit(ctx, o.config, targets, q, func(obj runtime.Object) error {
+		m, d, err := describeObject(obj)
 		if err != nil {
 			return err
 		}
-		d, err := Describe(m)
-		if err != nil {
-			return err
-		}
-		ls := m.object().GetLabels()
-		machines = append(machines, lineOfSet{machineLine: lineOf(m, d, ""), set: ls[setNameLabel], cp: ls[controlPlaneNameLabel]})
+		machines = append(machines, lineOf(m, d, ""))
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 
-	now := o.now()
+	// A pool's key is its Kind/name: the title of its node.
 	pe := newPoolEvents()
-	poolKey := func(kind, n string) string { return kind + "/" + n }
 	for _, md := range mds {
-		pe.pools[namespace+"/"+md.Name] = poolKey("MachineDeployment", md.Name)
-	}
-	for _, ms := range mss {
-		if _, ok := pe.pools[namespace+"/"+ms.Name]; !ok {
-			pe.pools[namespace+"/"+ms.Name] = poolKey("MachineSet", ms.Name)
-		}
-	}
-	for _, mp := range mps {
-		pe.pools[namespace+"/"+mp.Name] = poolKey("MachinePool", mp.Name)
-	}
-	if cp != "" {
-		pe.pools[namespace+"/"+cp] = poolKey("ControlPlane", cp)
+		pe.pools[namespace+"/"+md.Name] = "MachineDeployment/" + md.Name
 	}
 	mdOfSet := map[string]string{}
 	for _, ms := range mss {
-		if md := ms.Labels["cluster.x-k8s.io/deployment-name"]; md != "" {
+		if _, ok := pe.pools[namespace+"/"+ms.Name]; !ok {
+			pe.pools[namespace+"/"+ms.Name] = "MachineSet/" + ms.Name
+		}
+		if md := ms.Labels[clusterv1.MachineDeploymentNameLabel]; md != "" {
 			mdOfSet[ms.Name] = md
 		}
 	}
-	keyOf := func(l lineOfSet) string {
+	for _, mp := range mps {
+		pe.pools[namespace+"/"+mp.Name] = "MachinePool/" + mp.Name
+	}
+	if cp != "" {
+		pe.pools[namespace+"/"+cp] = "ControlPlane/" + cp
+	}
+	keyOf := func(l machineLine) string {
 		switch {
-		case l.cp != "":
-			return poolKey("ControlPlane", l.cp)
+		case l.controlPlane != "":
+			return "ControlPlane/" + l.controlPlane
 		case l.pool != "" && slices.ContainsFunc(mds, func(md clusterv1.MachineDeployment) bool { return md.Name == l.pool }):
-			return poolKey("MachineDeployment", l.pool)
+			return "MachineDeployment/" + l.pool
 		case l.pool != "" && slices.ContainsFunc(mps, func(mp clusterv1.MachinePool) bool { return mp.Name == l.pool }):
-			return poolKey("MachinePool", l.pool)
+			return "MachinePool/" + l.pool
+		case l.set != "" && mdOfSet[l.set] != "":
+			return "MachineDeployment/" + mdOfSet[l.set]
 		case l.set != "":
-			if md := mdOfSet[l.set]; md != "" {
-				return poolKey("MachineDeployment", md)
-			}
-			return poolKey("MachineSet", l.set)
+			return "MachineSet/" + l.set
 		}
 		return ""
 	}
-	byPool := map[string][]lineOfSet{}
+	byPool := map[string][]machineLine{}
 	for _, l := range machines {
 		k := keyOf(l)
 		pe.live[namespace+"/"+l.name] = k
 		byPool[k] = append(byPool[k], l)
 	}
-	var evs []eventRecord
-	if evs, err = listMachineEvents(ctx, client, namespace); err != nil {
-		fmt.Fprintf(o.streams.ErrOut, "warning: cannot read Events, recent failures are not counted: %v\n", err)
-	}
-	failures := pe.failures(evs, now.Add(-o.group.recent))
-	lines := func(ls []lineOfSet) []machineLine {
-		out := make([]machineLine, len(ls))
-		for i, l := range ls {
-			out[i] = l.machineLine
-		}
-		return out
+	now := o.now()
+	failures := o.recentFailures(ctx, client, namespace, pe, now.Add(-o.group.recent))
+	pool := func(key string, desired int32) *treeNode {
+		return o.group.node(clean(key), byPool[key], desired, failures[key], now)
 	}
 
-	all := lines(machines)
 	root := &treeNode{name: "Cluster/" + clean(name)}
 	root.cells[0] = cell{text: clean(cluster.Status.Phase)}
-	root.cells[3] = poolSummary(all, 0, nil, o.group.recent)
+	root.cells[3] = poolSummary(machines, 0, nil, o.group.recent)
 	if cp != "" {
-		k := poolKey("ControlPlane", cp)
-		n := &treeNode{name: "ControlPlane/" + clean(cp)}
-		n.cells[3] = poolSummary(lines(byPool[k]), cpReplicas, failures[k], o.group.recent)
-		n.children = machineNodes(lines(byPool[k]), o.group.expand, now)
-		root.children = append(root.children, n)
+		root.children = append(root.children, pool("ControlPlane/"+cp, cpReplicas))
 	}
 	slices.SortFunc(mds, func(a, b clusterv1.MachineDeployment) int { return strings.Compare(a.Name, b.Name) })
 	for _, md := range mds {
-		k := poolKey("MachineDeployment", md.Name)
-		n := &treeNode{name: "MachineDeployment/" + clean(md.Name)}
-		var desired int32
-		if md.Spec.Replicas != nil {
-			desired = *md.Spec.Replicas
-		}
-		n.cells[3] = poolSummary(lines(byPool[k]), desired, failures[k], o.group.recent)
-		sets := map[string][]lineOfSet{}
-		var setNames []string
+		k := "MachineDeployment/" + md.Name
+		n := pool(k, ptr.Deref(md.Spec.Replicas, 0))
+		// A rollout's MachineSets, each under its deployment.
+		sets := map[string][]machineLine{}
 		for _, l := range byPool[k] {
-			if _, ok := sets[l.set]; !ok {
-				setNames = append(setNames, l.set)
-			}
 			sets[l.set] = append(sets[l.set], l)
 		}
-		if len(setNames) > 1 {
-			slices.Sort(setNames)
-			for _, s := range setNames {
-				sn := &treeNode{name: "MachineSet/" + clean(orNone(s))}
-				sn.cells[3] = poolSummary(lines(sets[s]), 0, nil, o.group.recent)
-				sn.children = machineNodes(lines(sets[s]), o.group.expand, now)
-				n.children = append(n.children, sn)
+		if len(sets) > 1 {
+			n.children = nil
+			for _, s := range slices.Sorted(maps.Keys(sets)) {
+				n.children = append(n.children, o.group.node("MachineSet/"+clean(orNone(s)), sets[s], 0, nil, now))
 			}
-		} else {
-			n.children = machineNodes(lines(byPool[k]), o.group.expand, now)
 		}
 		root.children = append(root.children, n)
 	}
 	for _, ms := range mss {
-		k := poolKey("MachineSet", ms.Name)
-		if len(byPool[k]) == 0 && mdOfSet[ms.Name] != "" {
-			continue
+		if mdOfSet[ms.Name] == "" {
+			root.children = append(root.children, pool("MachineSet/"+ms.Name, ptr.Deref(ms.Spec.Replicas, 0)))
 		}
-		if mdOfSet[ms.Name] != "" {
-			continue
-		}
-		n := &treeNode{name: "MachineSet/" + clean(ms.Name)}
-		var desired int32
-		if ms.Spec.Replicas != nil {
-			desired = *ms.Spec.Replicas
-		}
-		n.cells[3] = poolSummary(lines(byPool[k]), desired, failures[k], o.group.recent)
-		n.children = machineNodes(lines(byPool[k]), o.group.expand, now)
-		root.children = append(root.children, n)
 	}
 	for _, mp := range mps {
-		k := poolKey("MachinePool", mp.Name)
-		n := &treeNode{name: "MachinePool/" + clean(mp.Name)}
-		var desired int32
-		if mp.Spec.Replicas != nil {
-			desired = *mp.Spec.Replicas
-		}
-		n.cells[3] = poolSummary(lines(byPool[k]), desired, failures[k], o.group.recent)
-		n.children = machineNodes(lines(byPool[k]), o.group.expand, now)
-		root.children = append(root.children, n)
+		root.children = append(root.children, pool("MachinePool/"+mp.Name, ptr.Deref(mp.Spec.Replicas, 0)))
 	}
 	if others := byPool[""]; len(others) > 0 {
-		n := &treeNode{name: "Other Machines"}
-		n.cells[3] = poolSummary(lines(others), 0, nil, o.group.recent)
-		n.children = machineNodes(lines(others), o.group.expand, now)
-		root.children = append(root.children, n)
+		root.children = append(root.children, o.group.node("Other Machines", others, 0, nil, now))
 	}
-	return writeTree([]*treeNode{root}, false).write(o.streams.Out, false, useColor(o.color, o.streams.Out))
+	return writeTree([]*treeNode{root}).write(o.streams.Out, false, useColor(o.color, o.streams.Out))
 }
 
 // controlPlane returns the name and spec.replicas of the control plane ref names (any kind,

@@ -113,6 +113,8 @@ func newRootCommand(name string, streams genericiooptions.IOStreams) (*cobra.Com
 type describeOptions struct {
 	listOptions
 	group groupFlags
+	// output is -o: OutputText, OutputJSON or OutputYAML.
+	output string
 	// showEvents prints each Machine's Events.
 	showEvents bool
 }
@@ -153,9 +155,8 @@ Machine CRD is not installed or the API server refuses, 2 for a wrong command li
   NAME describe machines.cluster.x-k8s.io -A -o json`,
 		allNamespacesHelp: "Describe the Machines of every namespace (not with names).",
 		selectorHelp:      "Label selector of the Machines to describe, e.g. pool=a (not with names).",
-		outputDefault:     OutputText,
-		outputHelp:        "Output format: text, json or yaml.",
 	}, &o.listOptions, ran, o.run)
+	cmd.Flags().StringVarP(&o.output, "output", "o", OutputText, "Output format: text, json or yaml.")
 	cmd.Flags().BoolVar(&o.showEvents, "show-events", true, "Print each Machine's Events (text output).")
 	o.group.addTreeFlags(cmd.Flags())
 	return cmd
@@ -181,11 +182,7 @@ func (o *describeOptions) run(ctx context.Context, args []string) error {
 	var ds []Description
 	var ms []Machine
 	err = Visit(ctx, o.config, r.targets, o.query(r, false), func(obj runtime.Object) error {
-		m, err := machineOf(obj)
-		if err != nil {
-			return err
-		}
-		d, err := Describe(m)
+		m, d, err := describeObject(obj)
 		if err != nil {
 			return err
 		}
@@ -200,11 +197,8 @@ func (o *describeOptions) run(ctx context.Context, args []string) error {
 		o.noMachinesFound(r.namespace)
 		return nil
 	}
-	switch o.output {
-	case OutputJSON:
-		return WriteJSON(o.streams.Out, ds)
-	case OutputYAML:
-		return WriteYAML(o.streams.Out, ds)
+	if o.output != OutputText {
+		return writeStructured(o.streams.Out, o.output, ds)
 	}
 	now := o.now()
 	ctxs := o.machineContexts(ctx, ms, r.namespace)

@@ -1,15 +1,13 @@
 package describe
 
 import (
-	"context"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/dynamic"
+	"k8s.io/cli-runtime/pkg/resource"
 )
 
 // Shell completion, through cobra's __complete (the shells' scripts from `completion SHELL`,
@@ -22,7 +20,7 @@ var resourceTypes = []string{"machines", "machine", "ma", "msm", "machines.clust
 
 // completeArgs completes get's and describe's arguments (verb: "get" or "describe").
 func completeArgs(config *genericclioptions.ConfigFlags, verb string) cobra.CompletionFunc {
-	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	return func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		types := slices.Clone(resourceTypes)
 		if verb == "describe" {
 			types = append(types, "cluster")
@@ -31,20 +29,15 @@ func completeArgs(config *genericclioptions.ConfigFlags, verb string) cobra.Comp
 		case len(args) == 0 && strings.Contains(toComplete, "/"):
 			typ, prefix, _ := strings.Cut(toComplete, "/")
 			var names []string
-			for _, n := range completeNames(cmd.Context(), config, typ, prefix) {
+			for _, n := range completeNames(config, typ, prefix) {
 				names = append(names, typ+"/"+n)
 			}
 			return names, cobra.ShellCompDirectiveNoFileComp
 		case len(args) == 0:
-			var out []string
-			for _, t := range types {
-				if strings.HasPrefix(t, toComplete) {
-					out = append(out, t)
-				}
-			}
-			return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+			types = slices.DeleteFunc(types, func(t string) bool { return !strings.HasPrefix(t, toComplete) })
+			return types, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 		case !strings.Contains(args[0], "/"):
-			names := completeNames(cmd.Context(), config, args[0], toComplete)
+			names := completeNames(config, args[0], toComplete)
 			names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(args[1:], n) })
 			return names, cobra.ShellCompDirectiveNoFileComp
 		}
@@ -54,46 +47,41 @@ func completeArgs(config *genericclioptions.ConfigFlags, verb string) cobra.Comp
 
 // completeNames returns the names, starting with prefix, of the objects of type typ in the
 // namespace the flags name: Machines of the APIs typ names, or Clusters for "cluster".
-func completeNames(ctx context.Context, config *genericclioptions.ConfigFlags, typ, prefix string) []string {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	var apis []schema.GroupVersionResource
-	if typ == "cluster" || typ == "clusters" {
-		apis = []schema.GroupVersionResource{clusterAPIClusters}
-	} else {
-		apis = spelledAPIs(strings.ToLower(typ))
-		if mapper, err := config.ToRESTMapper(); err == nil {
-			if resolved, err := resolveType(typ, mapper); err == nil {
-				apis = resolved
-			}
+func completeNames(config *genericclioptions.ConfigFlags, typ, prefix string) []string {
+	apis := []schema.GroupVersionResource{clusterAPIClusters}
+	if typ != "cluster" && typ != "clusters" {
+		mapper, err := config.ToRESTMapper()
+		if err != nil {
+			return nil
+		}
+		if apis, err = resolveType(typ, mapper); err != nil {
+			return nil
 		}
 	}
-	restConfig, err := config.ToRESTConfig()
-	if err != nil {
-		return nil
+	types := make([]string, len(apis))
+	for i, api := range apis {
+		types[i] = api.Resource + "." + api.Version + "." + api.Group
 	}
-	client, err := dynamic.NewForConfig(restConfig)
-	if err != nil {
-		return nil
-	}
+	names := listNames(config, strings.Join(types, ","), prefix)
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// listNames returns the names, starting with prefix, of the objects of the resource types (as
+// kubectl get reads TYPE[,TYPE...]) in the namespace the flags name, as far as they can be read.
+func listNames(config *genericclioptions.ConfigFlags, types, prefix string) []string {
 	namespace, _, err := config.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return nil
 	}
+	infos, _ := resource.NewBuilder(config).Unstructured().NamespaceParam(namespace).DefaultNamespace().
+		ResourceTypeOrNameArgs(true, types).ContinueOnError().Flatten().Do().Infos()
 	var names []string
-	for _, api := range apis {
-		list, err := client.Resource(api).Namespace(namespace).List(ctx, metav1.ListOptions{Limit: 1000})
-		if err != nil {
-			continue
-		}
-		for _, u := range list.Items {
-			if n := u.GetName(); strings.HasPrefix(n, prefix) && !slices.Contains(names, n) {
-				names = append(names, n)
-			}
+	for _, info := range infos {
+		if strings.HasPrefix(info.Name, prefix) {
+			names = append(names, info.Name)
 		}
 	}
-	slices.Sort(names)
 	return names
 }
 
@@ -101,26 +89,8 @@ func completeNames(ctx context.Context, config *genericclioptions.ConfigFlags, t
 func registerFlagCompletions(cmd *cobra.Command, config *genericclioptions.ConfigFlags) {
 	_ = cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions(
 		[]string{ColorAuto, ColorAlways, ColorNever}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("namespace", func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		restConfig, err := config.ToRESTConfig()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		client, err := dynamic.NewForConfig(restConfig)
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		list, err := client.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).List(cmd.Context(), metav1.ListOptions{})
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		var out []string
-		for _, u := range list.Items {
-			if strings.HasPrefix(u.GetName(), toComplete) {
-				out = append(out, u.GetName())
-			}
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
+	_ = cmd.RegisterFlagCompletionFunc("namespace", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return listNames(config, "namespaces", toComplete), cobra.ShellCompDirectiveNoFileComp
 	})
 }
 

@@ -102,8 +102,7 @@ func Visit(ctx context.Context, config genericclioptions.RESTClientGetter, targe
 		case len(installed) == 0:
 			return notInstalled(t.APIs)
 		case t.Name != "" && !found:
-			ns := q.Namespace
-			return &NotFoundError{Name: t.Name, Namespace: ns, Resources: apiNames(installed)}
+			return &NotFoundError{Name: t.Name, Namespace: q.Namespace, Resources: apiNames(installed)}
 		}
 	}
 	return nil
@@ -168,39 +167,33 @@ func visitOne(ctx context.Context, config genericclioptions.RESTClientGetter, ap
 	return n, false, err
 }
 
-// machineOf returns the Machine obj is: a typed Machine, or an unstructured one decoded.
-func machineOf(obj runtime.Object) (Machine, error) {
-	switch m := obj.(type) {
-	case *v1alpha1.Machine:
-		return Machine{Machinestatus: m}, nil
-	case *clusterv1.Machine:
-		return Machine{ClusterAPI: m}, nil
-	case *unstructured.Unstructured:
-		gv, err := schema.ParseGroupVersion(m.GetAPIVersion())
-		if err != nil {
-			return Machine{}, err
-		}
-		return convert(m, gv.WithResource("machines"))
-	}
-	return Machine{}, fmt.Errorf("cannot read a %T as a Machine", obj)
-}
-
-// convert decodes u, read from api, into its typed Machine.
-func convert(u *unstructured.Unstructured, api schema.GroupVersionResource) (Machine, error) {
+// describeObject returns the Machine obj is (a typed Machine, or an unstructured one decoded)
+// and its description.
+func describeObject(obj runtime.Object) (Machine, Description, error) {
 	var m Machine
-	var into any
-	switch api {
-	case ClusterAPIMachines:
-		m.ClusterAPI = &clusterv1.Machine{}
-		into = m.ClusterAPI
-	case MachinestatusMachines:
-		m.Machinestatus = &v1alpha1.Machine{}
-		into = m.Machinestatus
+	switch o := obj.(type) {
+	case *v1alpha1.Machine:
+		m.Machinestatus = o
+	case *clusterv1.Machine:
+		m.ClusterAPI = o
+	case *unstructured.Unstructured:
+		var into any
+		switch o.GetAPIVersion() {
+		case ClusterAPIMachines.GroupVersion().String():
+			m.ClusterAPI = &clusterv1.Machine{}
+			into = m.ClusterAPI
+		case MachinestatusMachines.GroupVersion().String():
+			m.Machinestatus = &v1alpha1.Machine{}
+			into = m.Machinestatus
+		default:
+			return m, Description{}, fmt.Errorf("cannot read a %s: not a Machine API", o.GetAPIVersion())
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.UnstructuredContent(), into); err != nil {
+			return m, Description{}, fmt.Errorf("cannot read %s %s/%s: %w", m.api().GroupResource(), o.GetNamespace(), o.GetName(), err)
+		}
 	default:
-		return Machine{}, fmt.Errorf("cannot read %s: not a Machine API", api.GroupResource())
+		return m, Description{}, fmt.Errorf("cannot read a %T as a Machine", obj)
 	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.UnstructuredContent(), into); err != nil {
-		return Machine{}, fmt.Errorf("cannot read %s %s/%s: %w", api.GroupResource(), u.GetNamespace(), u.GetName(), err)
-	}
-	return m, nil
+	d, err := Describe(m)
+	return m, d, err
 }

@@ -1,7 +1,6 @@
 package describe
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -50,7 +49,7 @@ type GetOptions struct {
 // a long list keeps no objects, except with --sort-by, which kubectl's sorter reads from the
 // objects (objs, one per row).
 type getTable struct {
-	api       schema.GroupVersionResource
+	headers   []string
 	rows      [][]cell
 	objs      []runtime.Object
 	noHistory bool
@@ -68,21 +67,18 @@ func newTables(o GetOptions) *tables {
 
 // add adds the row of the Machine obj (typed, or unstructured as the server sent it).
 func (t *tables) add(obj runtime.Object) error {
-	m, err := machineOf(obj)
-	if err != nil {
-		return err
-	}
-	d, err := Describe(m)
+	m, d, err := describeObject(obj)
 	if err != nil {
 		return err
 	}
 	api := m.api()
+	headers, cells := row(m, d, t.o)
 	tb := t.byAPI[api]
 	if tb == nil {
-		tb = &getTable{api: api}
+		tb = &getTable{headers: headers}
 		t.byAPI[api] = tb
 	}
-	tb.rows = append(tb.rows, rowCells(m, d, t.o))
+	tb.rows = append(tb.rows, cells)
 	if t.o.SortBy != "" {
 		tb.objs = append(tb.objs, obj)
 	}
@@ -118,7 +114,7 @@ func (t *tables) write(w io.Writer) (noHistory bool, err error) {
 		}
 		o := t.o
 		o.WithKind = o.WithKind || len(t.byAPI) > 1
-		tt := &textTable{headers: headers(api, o)}
+		tt := &textTable{headers: tb.headers}
 		for _, cells := range tb.rows {
 			if o.WithKind {
 				cells = slices.Clone(cells)
@@ -148,69 +144,38 @@ func nameColumn(o GetOptions) int {
 	return 0
 }
 
-// headers returns the column headers of api's table.
-func headers(api schema.GroupVersionResource, o GetOptions) []string {
-	capi := api == ClusterAPIMachines
-	var h []string
-	if o.AllNamespaces {
-		h = append(h, "NAMESPACE")
-	}
-	h = append(h, "NAME")
-	if capi {
-		h = append(h, "CLUSTER")
-	}
-	h = append(h, "PHASE")
-	if capi {
-		h = append(h, "CAPI-PHASE")
-	}
-	h = append(h, "READY", "LAST-OP", "NODE", "AGE")
-	if o.Wide {
-		h = append(h, "IN-STEP", "POOL", "REASON")
-		if capi {
-			h = append(h, "UP-TO-DATE")
-		}
-		h = append(h, "PROVIDERID", "VERSION", "DESCRIPTION")
-	}
-	for _, l := range o.LabelColumns {
-		h = append(h, strings.ToUpper(l[strings.LastIndex(l, "/")+1:]))
-	}
-	if o.ShowLabels {
-		h = append(h, "LABELS")
-	}
-	return h
-}
-
-// rowCells returns the cells of Machine m (described as d), in headers' order, clean.
-func rowCells(m Machine, d Description, o GetOptions) []cell {
+// row returns the column headers of Machine m's table and m's cells (described as d), clean.
+func row(m Machine, d Description, o GetOptions) (headers []string, cells []cell) {
 	capi := m.ClusterAPI != nil
 	obj := m.object()
-	var cs []cell
-	add := func(s string, st style) { cs = append(cs, cell{text: clean(s), style: st}) }
+	add := func(header, s string, st style) {
+		headers = append(headers, header)
+		cells = append(cells, cell{text: clean(s), style: st})
+	}
 	if o.AllNamespaces {
-		add(d.Machine.Namespace, plain)
+		add("NAMESPACE", d.Machine.Namespace, plain)
 	}
-	add(d.Machine.Name, plain)
+	add("NAME", d.Machine.Name, plain)
 	if capi {
-		add(d.Cluster, plain)
+		add("CLUSTER", d.Cluster, plain)
 	}
-	add(string(d.Phase), phaseStyle(d.Phase))
+	add("PHASE", string(d.Phase), phaseStyle(d.Phase))
 	if capi {
 		capiPhase := ""
 		if !strings.EqualFold(d.ClusterAPIPhase, string(d.Phase)) {
 			capiPhase = d.ClusterAPIPhase
 		}
-		add(capiPhase, plain)
+		add("CAPI-PHASE", capiPhase, plain)
 	}
 	ready := condition(d, v1alpha1.MachineReadyCondition)
-	readyStyle := plain
-	if ready != nil && ready.Status != metav1.ConditionTrue {
-		readyStyle = warn
-	}
-	readyStatus := ""
+	readyStatus, readyStyle, reason := "", plain, ""
 	if ready != nil {
-		readyStatus = string(ready.Status)
+		readyStatus, reason = string(ready.Status), ready.Reason
+		if ready.Status != metav1.ConditionTrue {
+			readyStyle = warn
+		}
 	}
-	add(readyStatus, readyStyle)
+	add("READY", readyStatus, readyStyle)
 	op, opStyle, description, inStep := "", plain, "", ""
 	if d.LastOperation != nil {
 		op = string(d.LastOperation.Type) + " " + string(d.LastOperation.State)
@@ -225,48 +190,36 @@ func rowCells(m Machine, d Description, o GetOptions) []cell {
 	if capi && d.LastOperationSource == LastOperationFromConditions {
 		op += NoHistoryMarker
 	}
-	add(op, opStyle)
-	add(d.Node, plain)
-	add(duration.HumanDuration(o.Now.Sub(d.CreationTimestamp.Time)), plain)
+	add("LAST-OP", op, opStyle)
+	add("NODE", d.Node, plain)
+	add("AGE", duration.HumanDuration(o.Now.Sub(d.CreationTimestamp.Time)), plain)
 	if o.Wide {
-		add(inStep, plain)
+		add("IN-STEP", inStep, plain)
 		pool := aggregate.Pool(obj.GetLabels(), "")
 		if !capi {
 			pool = aggregate.Pool(obj.GetLabels(), o.PoolLabel)
 		}
-		add(pool, plain)
-		reason := ""
-		if ready != nil {
-			reason = ready.Reason
-		}
-		add(reason, plain)
+		add("POOL", pool, plain)
+		add("REASON", reason, plain)
 		if capi {
 			upToDate := ""
 			if c := condition(d, "UpToDate"); c != nil {
 				upToDate = string(c.Status)
 			}
-			add(upToDate, plain)
+			add("UP-TO-DATE", upToDate, plain)
 		}
-		add(d.ProviderID, plain)
-		add(d.Version, plain)
-		add(description, plain)
+		add("PROVIDERID", d.ProviderID, plain)
+		add("VERSION", d.Version, plain)
+		add("DESCRIPTION", description, plain)
 	}
 	ls := obj.GetLabels()
 	for _, l := range o.LabelColumns {
-		add(ls[l], plain)
+		add(strings.ToUpper(l[strings.LastIndex(l, "/")+1:]), ls[l], plain)
 	}
 	if o.ShowLabels {
-		add(labelsText(ls), plain)
+		add("LABELS", labels.FormatLabels(ls), plain) // k=v by key, or <none>
 	}
-	return cs
-}
-
-// labelsText is --show-labels' cell: k=v pairs by key, or <none>.
-func labelsText(ls map[string]string) string {
-	if len(ls) == 0 {
-		return "<none>"
-	}
-	return labels.FormatLabels(ls)
+	return headers, cells
 }
 
 // phaseStyle colours a phase: Failed red; Unknown, Deleting, Pending yellow.
@@ -288,13 +241,4 @@ func condition(d Description, t string) *Condition {
 		}
 	}
 	return nil
-}
-
-// noMachinesFoundText says, as kubectl does, that a list found nothing in namespace (empty:
-// every namespace).
-func noMachinesFoundText(namespace string) string {
-	if namespace == "" {
-		return "No Machines found in any namespace."
-	}
-	return fmt.Sprintf("No Machines found in namespace %s.", namespace)
 }

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -73,7 +72,7 @@ func (o *getOptions) runWatch(ctx context.Context, args []string, printer printe
 	p := &watchPrinter{o: o, printer: printer}
 	if !o.watchOnly {
 		for i := range list.Items {
-			if err := p.print(&list.Items[i], api); err != nil {
+			if err := p.print(&list.Items[i]); err != nil {
 				return err
 			}
 		}
@@ -105,7 +104,7 @@ func (o *getOptions) runWatch(ctx context.Context, args []string, printer printe
 				if !isUnstructured {
 					return fmt.Errorf("the watch sent a %T, not a Machine", ev.Object)
 				}
-				if err := p.print(u, api); err != nil {
+				if err := p.print(u); err != nil {
 					return err
 				}
 			case watch.Error:
@@ -125,24 +124,16 @@ type watchPrinter struct {
 	printedRow, printedNote bool
 }
 
-// print prints the Machine u, read from api.
-func (p *watchPrinter) print(u *unstructured.Unstructured, api schema.GroupVersionResource) error {
+// print prints the Machine u.
+func (p *watchPrinter) print(u *unstructured.Unstructured) error {
 	o := p.o
 	if p.printer != nil {
 		return p.printer.PrintObj(u, o.streams.Out)
 	}
-	m, err := convert(u, api)
-	if err != nil {
-		return err
-	}
 	opts := o.tableOptions(*o.printFlags.OutputFormat == OutputWide)
 	opts.NoHeaders = opts.NoHeaders || p.printedRow
 	t := newTables(opts)
-	var obj runtime.Object = m.Machinestatus
-	if m.ClusterAPI != nil {
-		obj = m.ClusterAPI
-	}
-	if err := t.add(obj); err != nil {
+	if err := t.add(u); err != nil {
 		return err
 	}
 	noHistory, err := t.write(o.streams.Out)

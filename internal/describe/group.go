@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -63,6 +64,8 @@ type machineLine struct {
 	deletingCause       string
 	upToDate            string // Cluster API's UpToDate status, "" unknown
 	cluster, pool       string
+	// set and controlPlane are a Cluster API Machine's MachineSet and control plane labels.
+	set, controlPlane string
 }
 
 // lineOf returns the line of Machine m, described as d; poolLabel names a machinestatus
@@ -72,6 +75,8 @@ func lineOf(m Machine, d Description, poolLabel string) machineLine {
 	l := machineLine{namespace: obj.GetNamespace(), name: obj.GetName(), phase: d.Phase, cluster: d.Cluster}
 	if m.ClusterAPI != nil {
 		l.pool = aggregate.Pool(obj.GetLabels(), "")
+		l.set = obj.GetLabels()[clusterv1.MachineSetNameLabel]
+		l.controlPlane = obj.GetLabels()[clusterv1.MachineControlPlaneNameLabel]
 		if c := condition(d, "UpToDate"); c != nil {
 			l.upToDate = string(c.Status)
 		}
@@ -185,7 +190,7 @@ func checkGroupBy(by string) error {
 
 // failureCount is how many Machines of a group a recent Event says failed an operation.
 type failureCount struct {
-	op       string
+	op       v1alpha1.MachineOperationType
 	machines []string
 }
 
@@ -349,8 +354,16 @@ func machineNodes(ls []machineLine, expand bool, now time.Time) []*treeNode {
 	return nodes
 }
 
+// node returns the node of a group named name: the summary of its Machines ls (of desired
+// replicas, 0: unknown, and the recent failures), and the Machines below it.
+func (g groupFlags) node(name string, ls []machineLine, desired int32, failures []failureCount, now time.Time) *treeNode {
+	n := &treeNode{name: name, children: machineNodes(ls, g.expand, now)}
+	n.cells[3] = poolSummary(ls, desired, failures, g.recent)
+	return n
+}
+
 // writeTree renders roots as a table whose NAME column draws the tree.
-func writeTree(roots []*treeNode, noHeaders bool) *textTable {
+func writeTree(roots []*treeNode) *textTable {
 	t := &textTable{headers: treeHeaders}
 	var walk func(n *treeNode, prefix, branch string)
 	walk = func(n *treeNode, prefix, branch string) {
@@ -375,6 +388,5 @@ func writeTree(roots []*treeNode, noHeaders bool) *textTable {
 	for _, r := range roots {
 		walk(r, "", "")
 	}
-	_ = noHeaders
 	return t
 }

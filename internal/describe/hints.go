@@ -33,6 +33,3 @@ var hints = map[string]string{
 	"DrainingFailed":         "the drain failed: kubectl get pods -A --field-selector spec.nodeName=NODE; a PodDisruptionBudget often blocks an eviction",
 	"WaitingForNodeDeletion": "the Node object is being deleted: check that the API server is reachable",
 }
-
-// hintFor returns the hint for reason, or "".
-func hintFor(reason string) string { return hints[reason] }

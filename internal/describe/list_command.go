@@ -15,14 +15,13 @@ import (
 )
 
 // listOptions are what get and describe share: the kubectl connection flags, the streams, the
-// selection flags (-A, -l, --chunk-size), --output, --color, --pool-label and the clock.
+// selection flags (-A, -l, --chunk-size), --color, --pool-label and the clock.
 type listOptions struct {
 	config        *genericclioptions.ConfigFlags
 	streams       genericiooptions.IOStreams
 	allNamespaces bool
 	selector      string
 	chunkSize     int64
-	output        string
 	color         string
 	poolLabel     string
 	now           func() time.Time
@@ -35,9 +34,8 @@ type commandSpec struct {
 	// short, long and example are the help texts; "NAME" in example stands for the command's
 	// display name.
 	short, long, example string
-	// allNamespacesHelp and selectorHelp describe -A and -l; outputDefault and outputHelp
-	// describe -o (no -o flag when outputHelp is empty: the caller adds its own).
-	allNamespacesHelp, selectorHelp, outputDefault, outputHelp string
+	// allNamespacesHelp and selectorHelp describe -A and -l.
+	allNamespacesHelp, selectorHelp string
 }
 
 // newListCommand returns the subcommand spec describes, named name in its examples, with o's
@@ -64,9 +62,6 @@ func newListCommand(name string, spec commandSpec, o *listOptions, ran *bool, ru
 		"Colour problems: auto (on a terminal, unless NO_COLOR is set), always or never.")
 	fs.StringVar(&o.poolLabel, "pool-label", aggregate.DefaultPoolLabel,
 		"The label naming a machinestatus Machine's pool (Cluster API Machines: their deployment, pool, control plane or set label).")
-	if spec.outputHelp != "" {
-		fs.StringVarP(&o.output, "output", "o", spec.outputDefault, spec.outputHelp)
-	}
 	registerFlagCompletions(cmd, o.config)
 	return cmd
 }
@@ -83,7 +78,11 @@ func (o *listOptions) checkColor() error {
 // noMachinesFound says on stderr, as kubectl does, that a list found nothing in namespace
 // (empty: every namespace).
 func (o *listOptions) noMachinesFound(namespace string) {
-	fmt.Fprintln(o.streams.ErrOut, noMachinesFoundText(namespace))
+	if namespace == "" {
+		fmt.Fprintln(o.streams.ErrOut, "No Machines found in any namespace.")
+	} else {
+		fmt.Fprintf(o.streams.ErrOut, "No Machines found in namespace %s.\n", namespace)
+	}
 }
 
 // resolved says what resolve resolved.

@@ -67,9 +67,7 @@ func TestWriteTextCleansOtherWritersText(t *testing.T) {
 			Description: hostile},
 	}
 	var b bytes.Buffer
-	if err := WriteText(&b, []Description{d}, getT0); err != nil {
-		t.Fatal(err)
-	}
+	writeText(&b, []Description{d}, getT0)
 	out := b.String()
 	if strings.ContainsAny(out, "\x1b\x00\u202e\x07") || strings.Count(out, hostileEscaped) != 2 || !strings.Contains(out, "│    second line") && !strings.Contains(out, "     second line") {
 		t.Errorf("describe's text:\n%s", out)
@@ -171,7 +169,7 @@ func TestMachineNodesGroupLikeMachines(t *testing.T) {
 	render := func(expand bool) string {
 		var b bytes.Buffer
 		root := &treeNode{name: "Pool a", children: machineNodes(ls, expand, now)}
-		if err := writeTree([]*treeNode{root}, false).write(&b, false, false); err != nil {
+		if err := writeTree([]*treeNode{root}).write(&b, false, false); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()

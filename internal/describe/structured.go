@@ -4,36 +4,31 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 )
 
-// WriteJSON prints ds as one DescriptionList in JSON, indented by four spaces as kubectl
-// prints JSON, with a final newline. It returns the encoding or write error.
-func WriteJSON(w io.Writer, ds []Description) error {
-	b, err := json.MarshalIndent(list(ds), "", "    ")
-	if err != nil {
-		return fmt.Errorf("cannot encode the descriptions as JSON: %w", err)
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
-
-// WriteYAML prints ds as one DescriptionList in YAML (the same field names as WriteJSON). It
+// writeStructured prints ds as one DescriptionList in format, OutputJSON (indented by four
+// spaces as kubectl prints JSON, with a final newline) or OutputYAML (the same field names). It
 // returns the encoding or write error.
-func WriteYAML(w io.Writer, ds []Description) error {
-	b, err := yaml.Marshal(list(ds))
+func writeStructured(w io.Writer, format string, ds []Description) error {
+	if ds == nil {
+		ds = []Description{} // JSON prints [] rather than null
+	}
+	list := DescriptionList{Items: ds}
+	var b []byte
+	var err error
+	switch format {
+	case OutputJSON:
+		b, err = json.MarshalIndent(list, "", "    ")
+		b = append(b, '\n')
+	default:
+		b, err = yaml.Marshal(list)
+	}
 	if err != nil {
-		return fmt.Errorf("cannot encode the descriptions as YAML: %w", err)
+		return fmt.Errorf("cannot encode the descriptions as %s: %w", strings.ToUpper(format), err)
 	}
 	_, err = w.Write(b)
 	return err
-}
-
-// list wraps ds, never with nil items (so JSON prints [] rather than null).
-func list(ds []Description) DescriptionList {
-	if ds == nil {
-		ds = []Description{}
-	}
-	return DescriptionList{Items: ds}
 }

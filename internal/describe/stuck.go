@@ -9,8 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -46,15 +46,8 @@ func (o *describeOptions) machineContexts(ctx context.Context, ms []Machine, nam
 		capi = capi || m.ClusterAPI != nil
 	}
 	if capi {
-		list, err := client.Resource(clusterAPIMachineHealthChecks).Namespace(namespace).List(ctx, metav1.ListOptions{})
-		if err == nil {
-			for _, u := range list.Items {
-				var mhc clusterv1.MachineHealthCheck
-				if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &mhc) == nil {
-					c.mhcs = append(c.mhcs, mhc)
-				}
-			}
-		}
+		// Without MachineHealthChecks (none, or not readable), no health-check deadline is shown.
+		c.mhcs, _ = listAs[clusterv1.MachineHealthCheck](ctx, client, clusterAPIMachineHealthChecks, namespace, "")
 	}
 	return c
 }
@@ -214,14 +207,14 @@ func clusterAPIDeadlines(m *clusterv1.Machine, d Description, c *machineContexts
 			if m.Status.Deletion != nil {
 				start = m.Status.Deletion.NodeDrainStartTime.Time
 			}
-			out = append(out, deadline{what: "drain", start: start, timeout: secondsPtr(m.Spec.Deletion.NodeDrainTimeoutSeconds),
+			out = append(out, deadline{what: "drain", start: start, timeout: seconds(ptr.Deref(m.Spec.Deletion.NodeDrainTimeoutSeconds, 0)),
 				source: "spec.deletion.nodeDrainTimeoutSeconds, from status.deletion.nodeDrainStartTime"})
 		case clusterv1.MachineDeletingWaitingForVolumeDetachReason:
 			var start time.Time
 			if m.Status.Deletion != nil {
 				start = m.Status.Deletion.WaitForNodeVolumeDetachStartTime.Time
 			}
-			out = append(out, deadline{what: "volume detach", start: start, timeout: secondsPtr(m.Spec.Deletion.NodeVolumeDetachTimeoutSeconds),
+			out = append(out, deadline{what: "volume detach", start: start, timeout: seconds(ptr.Deref(m.Spec.Deletion.NodeVolumeDetachTimeoutSeconds, 0)),
 				source: "spec.deletion.nodeVolumeDetachTimeoutSeconds, from status.deletion.waitForNodeVolumeDetachStartTime"})
 		case clusterv1.MachineDeletingDeletingNodeReason:
 			timeout := 10 * time.Second
@@ -251,7 +244,7 @@ func clusterAPIDeadlines(m *clusterv1.Machine, d Description, c *machineContexts
 					continue
 				}
 				out = append(out, deadline{what: fmt.Sprintf("Node Ready=%s", u.Status), start: nodeReady.LastTransitionTime.Time,
-					timeout: secondsPtr(u.TimeoutSeconds),
+					timeout: seconds(ptr.Deref(u.TimeoutSeconds, 0)),
 					source:  "MachineHealthCheck " + mhc.Name + ": checks.unhealthyNodeConditions, from NodeReady's lastTransitionTime"})
 			}
 		}
@@ -263,13 +256,6 @@ func clusterAPIDeadlines(m *clusterv1.Machine, d Description, c *machineContexts
 }
 
 func seconds(s int32) time.Duration { return time.Duration(s) * time.Second }
-
-func secondsPtr(s *int32) time.Duration {
-	if s == nil {
-		return 0
-	}
-	return seconds(*s)
-}
 
 // writeWaiting prints describe's "why is it stuck" lines: what the Machine waits for and since
 // when, each deadline that applies (how long is left, where it comes from), and a hint.
@@ -288,10 +274,6 @@ func writeWaiting(b *strings.Builder, s *stuck, now time.Time) {
 		field("Waiting For", w)
 	}
 	for i, dl := range s.deadlines {
-		label := "Deadline"
-		if i > 0 {
-			label = ""
-		}
 		var text string
 		switch {
 		case dl.timeout == 0 && dl.what == "health check":
@@ -308,13 +290,13 @@ func writeWaiting(b *strings.Builder, s *stuck, now time.Time) {
 			}
 			text = fmt.Sprintf("%s: %s, %s (%s)", dl.what, duration.HumanDuration(dl.timeout), left, dl.source)
 		}
-		if label == "" {
-			fmt.Fprintf(b, "%*s%s\n", labelWidth, "", text)
+		if i == 0 {
+			field("Deadline", text)
 		} else {
-			field(label, text)
+			fmt.Fprintf(b, "%*s%s\n", labelWidth, "", text)
 		}
 	}
-	if h := hintFor(s.reason); h != "" {
+	if h := hints[s.reason]; h != "" {
 		field("Hint", h)
 	}
 }

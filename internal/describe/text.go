@@ -2,7 +2,6 @@ package describe
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -18,26 +17,12 @@ import (
 // not written.
 const notWritten = "<not written yet: is the machinestatus manager running?>"
 
-// WriteText prints ds for people, one block per Machine separated by a blank line, ages
-// counted back from now: the Machine's identity, phase, lastOperation, and its conditions as a
-// tree, problems first (type, status, reason, age; the message below, every line indented).
-// It returns the first write error.
-func WriteText(w io.Writer, ds []Description, now time.Time) error {
-	var b strings.Builder
-	for i, d := range ds {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		writeDescription(&b, d, now)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
 // labelWidth is the width of the field labels, as in kubectl describe.
 const labelWidth = 16
 
-// writeDescription prints one Machine.
+// writeDescription prints one Machine for people, ages counted back from now: its identity,
+// phase, lastOperation, and its conditions as a tree, problems first (type, status, reason,
+// age; the message below, every line indented).
 func writeDescription(b *strings.Builder, d Description, now time.Time) {
 	// Every value is cleaned: names, reasons and messages come from other writers.
 	field := func(label, value string) {

@@ -1,6 +1,7 @@
 package describe
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -41,9 +42,7 @@ func TestWriteText(t *testing.T) {
 		},
 	}
 	var b strings.Builder
-	if err := WriteText(&b, ds, now); err != nil {
-		t.Fatal(err)
-	}
+	writeText(&b, ds, now)
 	want := `Name:           worker-0
 Namespace:      fleet
 API:            cluster.x-k8s.io/v1beta2 Machine
@@ -73,7 +72,7 @@ Last Operation: <not written yet: is the machinestatus manager running?>
 Conditions:     <none>
 `
 	if diff := cmp.Diff(want, b.String()); diff != "" {
-		t.Errorf("WriteText() (-want +got):\n%s", diff)
+		t.Errorf("writeText() (-want +got):\n%s", diff)
 	}
 }
 
@@ -96,9 +95,7 @@ func TestWriteTextPhaseLine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
-			if err := WriteText(&b, []Description{tc.d}, t0.Time); err != nil {
-				t.Fatal(err)
-			}
+			writeText(&b, []Description{tc.d}, t0.Time)
 			var got string
 			for _, line := range strings.Split(b.String(), "\n") {
 				if strings.HasPrefix(line, "Phase:") {
@@ -110,4 +107,16 @@ func TestWriteTextPhaseLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeText prints ds as describe does, a blank line between Machines.
+func writeText(b io.StringWriter, ds []Description, now time.Time) {
+	var s strings.Builder
+	for i, d := range ds {
+		if i > 0 {
+			s.WriteString("\n")
+		}
+		writeDescription(&s, d, now)
+	}
+	_, _ = b.WriteString(s.String())
 }
