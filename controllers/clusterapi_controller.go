@@ -66,10 +66,13 @@ type ClusterAPIMachineReconciler struct {
 	report  reporter
 }
 
-// deleteWriteDelay is how long a Delete Successful waits before it is written: Cluster API
-// deletes the Machine object within a second of reporting DeletionCompleted, and a Machine that
-// is gone needs no annotation (its result is reported when it goes).
-const deleteWriteDelay = 2 * time.Second
+// deleteWriteDelay is how long a Delete waits, from its lastUpdated, before it is written:
+// Cluster API completes a deletion that nothing holds within a few seconds of the request (2-3 s
+// in test/clusterapi) and deletes the Machine object within a second of reporting
+// DeletionCompleted. A Delete Processing that ends meanwhile is an in-between state (its cause
+// stays in memory and is written with the result), and a Machine that is gone needs no
+// annotation (its result is reported when it goes).
+const deleteWriteDelay = 5 * time.Second
 
 // SetupWithManager checks the reconciler's dependencies and registers a controller watching
 // Cluster API Machines in r.Cache with mgr (named "clusterapi-machine"). The Cluster API Machine
@@ -134,7 +137,7 @@ func (r *ClusterAPIMachineReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	if !aggregate.MustKeep(m, stored, op, clusterDeleting) {
 		return ctrl.Result{}, nil
 	}
-	if op.Type == v1alpha1.MachineOperationDelete && op.State == v1alpha1.MachineOperationStateSuccessful {
+	if op.Type == v1alpha1.MachineOperationDelete {
 		if wait := op.LastUpdated.Add(deleteWriteDelay).Sub(now); wait > 0 {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}

@@ -2,6 +2,7 @@ package clusterapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -71,10 +72,9 @@ func suiteClusterCRD() *apiextensionsv1.CustomResourceDefinition {
 	}
 }
 
-// createCluster creates the Cluster, its provisioned SuiteCluster, its kubeconfig Secret (the
-// workload cluster is the same API server), the bootstrap data and the MachineHealthCheck of
-// the workers.
-func (h *harness) createCluster(ctx context.Context) error {
+// createCluster creates a Cluster, its provisioned SuiteCluster and its kubeconfig Secret (the
+// workload cluster is the same API server).
+func (h *harness) createCluster(ctx context.Context, name string) error {
 	kubeconfig, err := os.ReadFile(h.fleet.Kubeconfig)
 	if err != nil {
 		return err
@@ -83,33 +83,28 @@ func (h *harness) createCluster(ctx context.Context) error {
 	infra.SetAPIVersion(suiteClusterGroup + "/v1alpha1")
 	infra.SetKind("SuiteCluster")
 	infra.SetNamespace(namespace)
-	infra.SetName(clusterName)
+	infra.SetName(name)
 	if err := unstructured.SetNestedMap(infra.Object, map[string]any{}, "spec"); err != nil {
 		return err
 	}
 	objects := []client.Object{
 		&corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: clusterName + "-kubeconfig",
+			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name + "-kubeconfig",
 				// Cluster API's manager caches only Secrets with this label.
-				Labels: map[string]string{clusterv1.ClusterNameLabel: clusterName}},
+				Labels: map[string]string{clusterv1.ClusterNameLabel: name}},
 			Type: clusterv1.ClusterSecretType,
 			Data: map[string][]byte{"value": kubeconfig},
 		},
-		&corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: bootstrapSecret},
-			Data:       map[string][]byte{"value": []byte("#!/bin/true")},
-		},
 		infra,
 		&clusterv1.Cluster{
-			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: clusterName},
+			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
 			Spec: clusterv1.ClusterSpec{
 				Paused: ptr.To(false),
 				InfrastructureRef: clusterv1.ContractVersionedObjectReference{
-					APIGroup: suiteClusterGroup, Kind: "SuiteCluster", Name: clusterName,
+					APIGroup: suiteClusterGroup, Kind: "SuiteCluster", Name: name,
 				},
 			},
 		},
-		healthCheck(),
 	}
 	for _, o := range objects {
 		if err := h.c.Create(ctx, o); err != nil {
@@ -131,7 +126,15 @@ func (h *harness) createCluster(ctx context.Context) error {
 	return nil
 }
 
-// healthCheck is the workers' MachineHealthCheck: a Node NotReady or Unknown for
+// createBootstrapData creates the bootstrap data every Machine names.
+func (h *harness) createBootstrapData(ctx context.Context) error {
+	return h.c.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: bootstrapSecret},
+		Data:       map[string][]byte{"value": []byte("#!/bin/true")},
+	})
+}
+
+// healthCheck is the lifecycle worker's MachineHealthCheck: a Node NotReady or Unknown for
 // unhealthyTimeout fails the check; it never remediates (unhealthyLessThanOrEqualTo 0%).
 func healthCheck() *clusterv1.MachineHealthCheck {
 	noRemediation := intstr.FromString("0%")
@@ -156,10 +159,10 @@ func healthCheck() *clusterv1.MachineHealthCheck {
 	}
 }
 
-// createMachine creates a SimMachine and its Cluster API Machine, bootstrapped by
+// createMachine creates a SimMachine and its Cluster API Machine of cluster, bootstrapped by
 // dataSecretName. provisionAfter and registerAfter are the SimMachine's delays (never: until
 // the test lowers them).
-func (h *harness) createMachine(ctx context.Context, name string, controlPlane bool, provisionAfter, registerAfter int32, finalizers ...string) error {
+func (h *harness) createMachine(ctx context.Context, cluster, name string, controlPlane bool, provisionAfter, registerAfter int32, finalizers ...string) error {
 	sim := &infrav1.SimMachine{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
 		Spec: infrav1.SimMachineSpec{
@@ -167,7 +170,7 @@ func (h *harness) createMachine(ctx context.Context, name string, controlPlane b
 		},
 	}
 	// No webhook runs: the label its defaulting webhook adds is set here.
-	labels := map[string]string{clusterv1.ClusterNameLabel: clusterName}
+	labels := map[string]string{clusterv1.ClusterNameLabel: cluster}
 	if controlPlane {
 		labels[clusterv1.MachineControlPlaneLabel] = ""
 	} else {
@@ -176,7 +179,7 @@ func (h *harness) createMachine(ctx context.Context, name string, controlPlane b
 	m := &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: labels, Finalizers: finalizers},
 		Spec: clusterv1.MachineSpec{
-			ClusterName: clusterName,
+			ClusterName: cluster,
 			Bootstrap:   clusterv1.Bootstrap{DataSecretName: ptr.To(bootstrapSecret)},
 			InfrastructureRef: clusterv1.ContractVersionedObjectReference{
 				APIGroup: infrav1.GroupVersion.Group, Kind: "SimMachine", Name: name,
@@ -250,4 +253,36 @@ func (h *harness) removeFinalizer(ctx context.Context, obj client.Object) error 
 	}
 	obj.SetFinalizers(kept)
 	return client.IgnoreNotFound(h.c.Patch(ctx, obj, patch))
+}
+
+// cliCluster is the Cluster of the CLI scenario (its own, so that its tree shows only its
+// pools).
+const cliCluster = "c2"
+
+// createClusters creates the bootstrap data, Cluster clusterName with its control plane
+// Machine and the lifecycle worker's MachineHealthCheck, and Cluster cliCluster with its own
+// control plane Machine; it returns once Cluster API has initialized both control planes.
+func (h *harness) createClusters(ctx context.Context) error {
+	if err := h.createBootstrapData(ctx); err != nil {
+		return err
+	}
+	for _, c := range []string{clusterName, cliCluster} {
+		if err := h.createCluster(ctx, c); err != nil {
+			return err
+		}
+	}
+	if err := h.c.Create(ctx, healthCheck()); err != nil {
+		return err
+	}
+	errs := make(chan error, 2)
+	for c, cp := range map[string]string{clusterName: controlPlane, cliCluster: cliCluster + "-" + controlPlane} {
+		go func() {
+			if err := h.createControlPlane(ctx, c, cp); err != nil {
+				errs <- fmt.Errorf("the control plane of Cluster %s was not initialized: %w", c, err)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	return errors.Join(<-errs, <-errs)
 }

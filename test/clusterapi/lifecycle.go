@@ -41,9 +41,10 @@ type step struct {
 	do   func(context.Context, *harness) error
 	// reached is true for the Cluster API state this step waits for.
 	reached func(*clusterv1.Machine) bool
-	// wantType and wantState are our lastOperation's.
+	// wantType and wantState are our lastOperation's; wantCause its deletion cause.
 	wantType  v1alpha1.MachineOperationType
 	wantState v1alpha1.MachineOperationState
+	wantCause string
 }
 
 func lifecycle() []step {
@@ -51,7 +52,7 @@ func lifecycle() []step {
 		{
 			name: "created; the infrastructure is being provisioned",
 			do: func(ctx context.Context, h *harness) error {
-				return h.createMachine(ctx, worker, false, never, never, keepFinalizer)
+				return h.createMachine(ctx, clusterName, worker, false, never, never, keepFinalizer)
 			},
 			reached: func(m *clusterv1.Machine) bool {
 				return m.Status.Phase == string(clusterv1.MachinePhasePending) &&
@@ -123,6 +124,7 @@ func lifecycle() []step {
 				return hasCondition(m, clusterv1.MachineDeletingCondition, metav1.ConditionTrue, clusterv1.MachineDeletingDrainingNodeReason)
 			},
 			wantType: v1alpha1.MachineOperationDelete, wantState: v1alpha1.MachineOperationStateProcessing,
+			wantCause: causeDeletionRequested,
 		},
 		{
 			name: "drained, Node and infrastructure deleted; a finalizer keeps the object",
@@ -138,6 +140,7 @@ func lifecycle() []step {
 					!contains(m.Finalizers, clusterv1.MachineFinalizer)
 			},
 			wantType: v1alpha1.MachineOperationDelete, wantState: v1alpha1.MachineOperationStateSuccessful,
+			wantCause: causeDeletionRequested,
 		},
 	}
 }
@@ -153,19 +156,40 @@ type Options struct {
 
 // Step is one settled step as recorded.
 type Step struct {
-	Row
-	// Want is the lastOperation type and state our side must say.
+	LifecycleRow
+	// Want is the lastOperation type and state our side must say, and its deletion cause.
 	WantType  v1alpha1.MachineOperationType
 	WantState v1alpha1.MachineOperationState
+	WantCause string
 	// Operation is our lastOperation (nil when there is none).
 	Operation *v1alpha1.LastOperation
 	// Justified is false for a difference from Cluster API's phase that the docs do not justify.
 	Justified bool
 }
 
-// Run starts the harness, drives the worker Machine through the lifecycle under Cluster API's
-// controllers and returns every settled step. The error is for what kept the lifecycle from
-// running (a step that never settled, a failed write); the comparison is the caller's.
+// Mismatch says where a step's recorded state is not what the step wants ("" when it is).
+func (s Step) Mismatch() string {
+	var out []string
+	if !s.Justified {
+		out = append(out, fmt.Sprintf("our phase %s, Cluster API's %s: a difference docs/clusterapi.md does not justify", s.Phase, s.ClusterAPIPhase))
+	}
+	if p := causeProblem(s.Cause); p != "" {
+		out = append(out, p)
+	}
+	wantCause := ""
+	if s.WantType == v1alpha1.MachineOperationDelete {
+		wantCause = s.WantCause
+	}
+	if s.Operation == nil || s.Operation.Type != s.WantType || s.Operation.State != s.WantState || s.Cause != wantCause {
+		out = append(out, fmt.Sprintf("our lastOperation %s (deletion cause %q), want %s %s (deletion cause %q)", describeOp(s.Operation), s.Cause, s.WantType, s.WantState, wantCause))
+	}
+	return strings.Join(out, "; ")
+}
+
+// Run starts the harness and the Cluster, drives the worker Machine through the lifecycle
+// under Cluster API's controllers and returns every settled step. The error is for what kept
+// the lifecycle from running (a step that never settled, a failed write) or an ERROR line of
+// our manager; the comparison is the caller's.
 func Run(ctx context.Context, o Options) (steps []Step, err error) {
 	if o.Out == nil {
 		o.Out = io.Discard
@@ -180,31 +204,20 @@ func Run(ctx context.Context, o Options) (steps []Step, err error) {
 			err = fmt.Errorf("%w\n%s", err, h.fleet.LogHint())
 		}
 	}()
-	fmt.Fprintln(o.Out, "Cluster API v1.14 controllers (Cluster, Machine, MachineHealthCheck, ClusterCache): in this process")
-	if err := h.createCluster(ctx); err != nil {
+	fmt.Fprintln(o.Out, "Cluster API v1.14 controllers (Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck, ClusterCache): in this process")
+	if err := h.createClusters(ctx); err != nil {
 		return nil, err
 	}
-	// A control plane Machine lets Cluster API initialize the Cluster itself (with
-	// ControlPlaneInitialized set by hand, deletion would skip the drain and the Node deletion).
-	if err := h.createMachine(ctx, controlPlane, true, 0, 0); err != nil {
-		return nil, err
+	if steps, err = h.runLifecycle(ctx, o.Out); err != nil {
+		return steps, err
 	}
-	if err := wait.PollUntilContextTimeout(ctx, poll, stepTimeout, true, func(ctx context.Context) (bool, error) {
-		cl := &clusterv1.Cluster{}
-		if err := h.c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: clusterName}, cl); err != nil {
-			return false, err
-		}
-		for _, c := range cl.Status.Conditions {
-			if c.Type == clusterv1.ClusterControlPlaneInitializedCondition && c.Status == metav1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	}); err != nil {
-		return nil, fmt.Errorf("the Cluster's control plane was not initialized: %w", err)
-	}
-	fmt.Fprintf(o.Out, "Cluster %s: control plane initialized by Machine %s; Machine %s follows\n", clusterName, controlPlane, worker)
+	return steps, h.checkManager()
+}
 
+// runLifecycle drives the worker Machine of Cluster clusterName through the lifecycle and
+// returns every settled step.
+func (h *harness) runLifecycle(ctx context.Context, out io.Writer) ([]Step, error) {
+	var steps []Step
 	for i, s := range lifecycle() {
 		if s.do != nil {
 			if err := s.do(ctx, h); err != nil {
@@ -215,19 +228,19 @@ func Run(ctx context.Context, o Options) (steps []Step, err error) {
 		if err != nil {
 			return steps, fmt.Errorf("step %d (%s): %w", i+1, s.name, err)
 		}
-		st := Step{Row: record(s.name, m, view), WantType: s.wantType, WantState: s.wantState, Operation: view.op}
+		st := Step{
+			LifecycleRow: LifecycleRow{Step: s.name, Row: recordRow(lifecycleConditions, m, view), Cause: view.cause},
+			WantType:     s.wantType, WantState: s.wantState, WantCause: s.wantCause, Operation: view.op,
+		}
 		st.Difference, st.Justified = justification(st.ClusterAPIPhase, view.phase)
 		steps = append(steps, st)
-		fmt.Fprintf(o.Out, "\n%d. %s\n   Cluster API:   phase %-12s %s\n   machinestatus: phase %-12s lastOperation %s\n",
+		fmt.Fprintf(out, "\n%d. %s\n   Cluster API:   phase %-12s %s\n   machinestatus: phase %-12s lastOperation %s\n",
 			i+1, s.name, st.ClusterAPIPhase, strings.ReplaceAll(st.Conditions, "<br>", ", "), st.Phase, describeOp(view.op))
 		if st.Difference != "" {
-			fmt.Fprintf(o.Out, "   difference justified in docs/clusterapi.md, section %q\n", st.Difference)
+			fmt.Fprintf(out, "   difference justified in docs/clusterapi.md, section %q\n", st.Difference)
 		}
 	}
-	if err := h.checkDeletedEverything(ctx); err != nil {
-		return steps, err
-	}
-	return steps, h.checkManager()
+	return steps, h.checkDeletedEverything(ctx)
 }
 
 // checkManager checks that our manager is still running and logged nothing at ERROR: under

@@ -1,9 +1,7 @@
 package clusterapi
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"strings"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -11,14 +9,8 @@ import (
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
 )
 
-// Markers of the recorded table in docs/clusterapi.md.
-const (
-	tableBegin = "<!-- clusterapi-table:begin -->"
-	tableEnd   = "<!-- clusterapi-table:end -->"
-)
-
-// tableConditions are the Cluster API conditions the table shows, in this order.
-var tableConditions = []string{
+// lifecycleConditions are the Cluster API conditions the lifecycle table shows, in this order.
+var lifecycleConditions = []string{
 	clusterv1.MachineBootstrapConfigReadyCondition,
 	clusterv1.MachineInfrastructureReadyCondition,
 	clusterv1.MachineNodeReadyCondition,
@@ -26,13 +18,22 @@ var tableConditions = []string{
 	clusterv1.MachineDeletingCondition,
 }
 
-// Row is one settled step of the recorded table: Cluster API's side and ours.
+// flowConditions are those the flows' tables show: the bootstrap data is always given, and a
+// MachineDeployment's Machines are up to date with it or not.
+var flowConditions = []string{
+	clusterv1.MachineInfrastructureReadyCondition,
+	clusterv1.MachineNodeReadyCondition,
+	clusterv1.MachineHealthCheckSucceededCondition,
+	clusterv1.MachineUpToDateCondition,
+	clusterv1.MachineDeletingCondition,
+}
+
+// Row is one settled state of a Machine: Cluster API's side and ours.
 type Row struct {
-	// Step names the step.
-	Step string
 	// ClusterAPIPhase is Cluster API's status.phase.
 	ClusterAPIPhase string
-	// Conditions are Cluster API's tableConditions as "Type Status/Reason", joined by <br>.
+	// Conditions are the Cluster API conditions the table shows, as "Type Status/Reason",
+	// joined by <br>.
 	Conditions string
 	// Phase is ours.
 	Phase v1alpha1.MachinePhase
@@ -45,12 +46,12 @@ type Row struct {
 	Difference string
 }
 
-// record makes the row of a settled step. Only what is the same on every run is kept: the
-// description up to its first ": " (the rest quotes condition messages, which carry times), and
-// no HealthCheckSucceeded under deletion.
-func record(step string, m *clusterv1.Machine, view ourView) Row {
+// recordRow makes the row of a settled Machine. Only what is the same on every run is kept:
+// the description up to its first ": " (the rest quotes condition messages, which carry times),
+// and no HealthCheckSucceeded under deletion.
+func recordRow(conditions []string, m *clusterv1.Machine, view ourView) Row {
 	var conds []string
-	for _, t := range tableConditions {
+	for _, t := range conditions {
 		if t == clusterv1.MachineHealthCheckSucceededCondition && m.DeletionTimestamp != nil {
 			// Under deletion the MachineHealthCheck may or may not act before Cluster API
 			// removes its finalizer (True on one run, False/NodeDeleted on another), and
@@ -63,7 +64,7 @@ func record(step string, m *clusterv1.Machine, view ourView) Row {
 			}
 		}
 	}
-	r := Row{Step: step, ClusterAPIPhase: m.Status.Phase, Conditions: strings.Join(conds, "<br>"), Phase: view.phase}
+	r := Row{ClusterAPIPhase: m.Status.Phase, Conditions: strings.Join(conds, "<br>"), Phase: view.phase}
 	if view.op != nil {
 		r.LastOperation = fmt.Sprintf("%s %s", view.op.Type, view.op.State)
 		r.Description, _, _ = strings.Cut(view.op.Description, ": ")
@@ -71,19 +72,26 @@ func record(step string, m *clusterv1.Machine, view ourView) Row {
 	return r
 }
 
-// RenderTable renders the rows as the Markdown table docs/clusterapi.md shows between its
-// markers.
-func RenderTable(rows []Row) string {
+// LifecycleRow is a row of the lifecycle table: a settled step of the worker Machine.
+type LifecycleRow struct {
+	Step string
+	Row
+	// Cause is the annotation's deletion cause.
+	Cause string
+}
+
+// RenderTable renders the lifecycle's rows as the Markdown table of docs/clusterapi.md.
+func RenderTable(rows []LifecycleRow) string {
 	var b strings.Builder
-	b.WriteString("| step | Cluster API `status.phase` | Cluster API conditions (status/reason) | machinestatus phase | lastOperation | description | difference |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
+	b.WriteString("| step | Cluster API `status.phase` | Cluster API conditions (status/reason) | machinestatus phase | lastOperation | description | deletion cause | difference |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for i, r := range rows {
 		diff, phase := "—", string(r.Phase)
 		if r.Difference != "" {
 			diff = fmt.Sprintf("[%s](#%s)", r.Difference, anchor(r.Difference))
 			phase = "**" + phase + "**"
 		}
-		fmt.Fprintf(&b, "| %d. %s | %s | %s | %s | %s | %s | %s |\n", i+1, r.Step, r.ClusterAPIPhase, r.Conditions, phase, r.LastOperation, r.Description, diff)
+		fmt.Fprintf(&b, "| %d. %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, r.Step, r.ClusterAPIPhase, r.Conditions, phase, r.LastOperation, r.Description, r.Cause, diff)
 	}
 	return b.String()
 }
@@ -100,43 +108,4 @@ func anchor(heading string) string {
 		}
 	}
 	return b.String()
-}
-
-// readDocsTable returns the table between the markers of the file at path.
-func readDocsTable(path string) (string, error) {
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	_, rest, ok := bytes.Cut(doc, []byte(tableBegin+"\n"))
-	if !ok {
-		return "", fmt.Errorf("%s has no %s", path, tableBegin)
-	}
-	table, _, ok := bytes.Cut(rest, []byte(tableEnd))
-	if !ok {
-		return "", fmt.Errorf("%s has no %s", path, tableEnd)
-	}
-	return string(table), nil
-}
-
-// writeDocsTable replaces the table between the markers of the file at path.
-func writeDocsTable(path, table string) error {
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	before, rest, ok := bytes.Cut(doc, []byte(tableBegin+"\n"))
-	if !ok {
-		return fmt.Errorf("%s has no %s", path, tableBegin)
-	}
-	_, after, ok := bytes.Cut(rest, []byte(tableEnd))
-	if !ok {
-		return fmt.Errorf("%s has no %s", path, tableEnd)
-	}
-	// A new buffer: before and after share doc's memory.
-	var out bytes.Buffer
-	out.Write(before)
-	out.WriteString(tableBegin + "\n" + table + tableEnd)
-	out.Write(after)
-	return os.WriteFile(path, out.Bytes(), 0o644)
 }

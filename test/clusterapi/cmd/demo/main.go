@@ -32,9 +32,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	rows := make([]clusterapi.Row, 0, len(steps))
+	rows := make([]clusterapi.LifecycleRow, 0, len(steps))
 	for _, s := range steps {
-		rows = append(rows, s.Row)
+		rows = append(rows, s.LifecycleRow)
 	}
 	fmt.Printf("\nSide by side (docs/clusterapi.md records the same table):\n\n%s", clusterapi.RenderTable(rows))
 	return nil
