@@ -163,7 +163,7 @@ prometheus-tests: $(PROMTOOL)
 # test/promserver against a real Prometheus server built from the module proxy: not in make test,
 # as the server's build is the costliest of all (docs/development.md gives the figures).
 .PHONY: test-prometheus
-test-prometheus: runtime-tools build $(PROMETHEUS) ## Run bin/prometheus against the manager: the token scrape, the HTTP API, the shipped rules loaded (test/promserver; not in make test).
+test-prometheus: runtime-tools build $(PROMETHEUS) ## Run bin/prometheus against the manager: the token scrape, the shipped rules loaded, the demo's Failed Machine alerting (test/promserver; not in make test).
 	go test $(GO_TEST_FLAGS) -tags promserver -timeout 10m -v ./test/promserver/
 
 .PHONY: prometheus-generate
