@@ -16,8 +16,12 @@ COPY controllers/ controllers/
 COPY refs/ refs/
 COPY status/ status/
 COPY internal/ internal/
+# make docker-build passes the version `make version` prints (docs/install.md) and the commit.
+ARG VERSION=v0.0.0-dev
+ARG REVISION=unknown
 RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
-	go build -trimpath -ldflags "-s -w" -o /out/manager ./cmd/manager
+	go build -trimpath -ldflags "-s -w -X github.com/machinestatus/machinestatus/internal/version.Version=${VERSION} -X github.com/machinestatus/machinestatus/internal/version.Revision=${REVISION}" \
+	-o /out/manager ./cmd/manager
 
 FROM gcr.io/distroless/static:nonroot
 COPY --from=builder /out/manager /manager

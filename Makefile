@@ -133,8 +133,8 @@ test: runtime-tools build clusterapi-module ## Run every test against a real kub
 	@# The fault tests mostly wait (a 30 s outage, lease expiry), so the fuzz targets' instrumented
 	@# builds, then the Cluster API suite (its compile is the heavy part), run meanwhile; each
 	@# one's output is printed when it ends.
-	@echo "fault tests, fuzz targets, the Cluster API suite, the benchmarks' and the monitoring tests run side by side (4-5 min); each one's output appears when it ends"
-	$(MAKE) --no-print-directory -j2 --output-sync=target fault-tests fuzz clusterapi-tests bench-tests prometheus-tests FUZZTIME=$(TEST_FUZZTIME)
+	@echo "fault tests, fuzz targets, the Cluster API suite, the benchmarks', monitoring and distribution tests run side by side; each one's output appears when it ends"
+	$(MAKE) --no-print-directory -j2 --output-sync=target fault-tests fuzz clusterapi-tests bench-tests prometheus-tests dist-tests FUZZTIME=$(TEST_FUZZTIME)
 
 .PHONY: fault-tests
 fault-tests:
@@ -175,7 +175,7 @@ test-clusterapi: runtime-tools build ## Check phase and lastOperation against Cl
 	$(MAKE) --no-print-directory clusterapi-tests GO_TEST_FLAGS="$(GO_TEST_FLAGS) -v"
 
 .PHONY: test-faults
-test-faults: runtime-tools build ## Run only the fault tests (docs/reliability.md; ~4 min); FAULTS_WRITE_DOCS=1 records their figures there.
+test-faults: runtime-tools build ## Run only the fault tests (docs/operating.md; ~4 min); FAULTS_WRITE_DOCS=1 records their figures there.
 	go test $(GO_TEST_FLAGS) -tags faults -timeout 15m -v ./test/faults/
 
 # Fuzz targets as package:Target (the package directory below the repository root).
@@ -210,9 +210,10 @@ MUTATION_TIMEOUT_COEFFICIENT ?= 10
 # -count=1: gremlins times the coverage run for its timeout, so it must not come from the test
 # cache; -vet=off: a vet finding in a mutant is not a test that fails (and vet costs CPU).
 MUTATION_GOFLAGS := -count=1 -vet=off
-# refs: only its pure rules are mutated (the version rule, the discovery backoff, the freshness of
-# answers); the rest is the machinery the controllers' envtest suite runs.
-MUTATION_PURE_refs := recent.go servedversion.go unserved.go
+# refs: only its pure rules are mutated (rules.go: the version rule, the freshness of answers, the
+# messages and retry deadline, what the cache keeps); the rest is the machinery the controllers'
+# envtest suite runs.
+MUTATION_PURE_refs := rules.go
 # MUTATION_FILES, when set, mutates only those files of each package (e.g. MUTATION_PACKAGES=aggregate
 # MUTATION_FILES="phase.go summarize.go"): a partial run, or one package split between runs.
 MUTATION_FILES ?=
@@ -256,8 +257,8 @@ bench-cli: runtime-tools build clusterapi-module ## Time get -A and the pool vie
 
 .PHONY: build
 build: ## Build bin/manager and the CLI bin/machinestatus (also the kubectl plugin bin/kubectl-machinestatus and its completion bin/kubectl_complete-machinestatus).
-	go build -o $(MANAGER) ./cmd/manager
-	go build -o $(CLI) ./cmd/machinestatus
+	go build -ldflags "$(VERSION_LDFLAGS)" -o $(MANAGER) ./cmd/manager
+	go build -ldflags "$(VERSION_LDFLAGS)" -o $(CLI) ./cmd/machinestatus
 	ln -f $(CLI) $(CLI_PLUGIN)
 	ln -f $(CLI) $(CLI_PLUGIN_COMPLETION)
 
@@ -286,7 +287,7 @@ CONTAINER_TOOL ?= docker
 
 .PHONY: docker-build
 docker-build: ## Build the manager image IMG=... from the Dockerfile (CONTAINER_TOOL=docker).
-	$(CONTAINER_TOOL) build -t $(IMG) .
+	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMG) .
 
 .PHONY: docker-push
 docker-push: ## Push the manager image IMG=... to its registry.
@@ -301,6 +302,120 @@ deploy: $(KUBECTL) ## Deploy CRDs, RBAC and the manager (IMG=...; DEPLOY_DIR=con
 .PHONY: undeploy
 undeploy: $(KUBECTL) ## Remove everything `make deploy` created.
 	$(KUBECTL) delete --ignore-not-found -k $(DEPLOY_DIR)
+
+##@ Distribution
+
+# VERSION (docs/install.md): the nearest v* tag by `git describe` (v0.1.0, v0.1.0-3-g1a2b3c4d past
+# it, -dirty with local changes), else the VERSION file; stamped into the binaries and the image.
+ifeq ($(origin VERSION),undefined)
+VERSION := $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || cat $(CURDIR)/VERSION)
+endif
+ifeq ($(origin REVISION),undefined)
+REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+endif
+VERSION_PKG := github.com/machinestatus/machinestatus/internal/version
+VERSION_LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVISION)
+# Where the artifacts go (git-ignored but for the committed chart, which lives in CHART_DIR).
+DIST ?= $(CURDIR)/dist
+CHART_DIR := $(CURDIR)/dist/chart
+# The image the release manifests, the chart's default and the clusterctl components name.
+IMAGE_REPO ?= ghcr.io/machinestatus/machinestatus-manager
+RELEASE_IMG ?= $(IMAGE_REPO):$(VERSION)
+# Where the plugin's archives are downloaded from (the krew manifest's URIs).
+RELEASE_URL ?= https://github.com/machinestatus/machinestatus/releases/download/$(VERSION)
+IMAGE_PLATFORMS ?= linux/amd64 linux/arm64
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+RELEASE_TOOL := $(BIN)/release
+# krew (hack/tools/krew) checks the plugin's manifest and installs its archives in the tests.
+KREW := $(BIN)/kubectl-krew
+KREW_VALIDATE := $(BIN)/validate-krew-manifest
+KREW_MOD := cd hack/tools/krew && go
+SOURCE_URL := https://github.com/machinestatus/machinestatus
+
+.PHONY: version
+version: ## Print the version the binaries are stamped with.
+	@echo $(VERSION)
+
+.PHONY: image
+image: ## Build the manager's OCI image (IMAGE_PLATFORMS) without Docker: DIST/image (OCI layout) and DIST/image.oci.tar.
+	cd hack/release && go build -o $(RELEASE_TOOL) ./cmd/release
+	@for p in $(IMAGE_PLATFORMS); do \
+		echo "go build ./cmd/manager for $$p"; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} go build -trimpath -ldflags "-s -w $(VERSION_LDFLAGS)" \
+			-o $(DIST)/image-bin/$${p%/*}_$${p#*/}/manager ./cmd/manager || exit 1; \
+	done
+	$(RELEASE_TOOL) image -binaries $(DIST)/image-bin -platforms "$(IMAGE_PLATFORMS)" -version $(VERSION) \
+		-revision $(REVISION) -source $(SOURCE_URL) -layout $(DIST)/image -tarball $(DIST)/image.oci.tar
+
+.PHONY: release
+release: ## Cross-compile kubectl-machinestatus (RELEASE_PLATFORMS) into DIST/release: archives, checksums.txt, krew manifest.
+	cd hack/release && go build -o $(RELEASE_TOOL) ./cmd/release
+	@rm -rf $(DIST)/release $(DIST)/release-bin
+	@for p in $(RELEASE_PLATFORMS); do \
+		ext=; [ "$${p%/*}" = windows ] && ext=.exe; \
+		echo "go build ./cmd/machinestatus for $$p"; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} go build -trimpath -ldflags "-s -w $(VERSION_LDFLAGS)" \
+			-o $(DIST)/release-bin/$${p%/*}_$${p#*/}/kubectl-machinestatus$$ext ./cmd/machinestatus || exit 1; \
+	done
+	$(RELEASE_TOOL) plugin -binaries $(DIST)/release-bin -platforms "$(RELEASE_PLATFORMS)" -version $(VERSION) \
+		-license LICENSE -url $(RELEASE_URL) -homepage $(SOURCE_URL) -out $(DIST)/release
+
+.PHONY: build-installer
+build-installer: $(KUBECTL) ## Write DIST/install.yaml and DIST/install-clusterapi.yaml (config/default, config/clusterapi) with RELEASE_IMG.
+	@mkdir -p $(DIST)
+	$(KUBECTL) kustomize config/default | sed 's#image: machinestatus-manager:latest#image: $(RELEASE_IMG)#' > $(DIST)/install.yaml
+	$(KUBECTL) kustomize config/clusterapi | sed 's#image: machinestatus-manager:latest#image: $(RELEASE_IMG)#' > $(DIST)/install-clusterapi.yaml
+
+.PHONY: clusterctl
+clusterctl: $(KUBECTL) ## Write clusterctl's add-on provider repository: DIST/clusterctl/addon-machinestatus/VERSION/{addon-components,metadata}.yaml.
+	@rm -rf $(DIST)/clusterctl && mkdir -p $(DIST)/clusterctl/addon-machinestatus/$(VERSION)
+	$(KUBECTL) kustomize config/clusterctl | sed 's#image: machinestatus-manager:latest#image: $(RELEASE_IMG)#' \
+		> $(DIST)/clusterctl/addon-machinestatus/$(VERSION)/addon-components.yaml
+	cp metadata.yaml $(DIST)/clusterctl/addon-machinestatus/$(VERSION)/metadata.yaml
+
+.PHONY: helm-chart
+helm-chart: $(KUBECTL) ## Regenerate the Helm chart dist/chart from `kubectl kustomize` of config/default and config/clusterapi.
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(KUBECTL) kustomize config/default > $$tmp/default.yaml && \
+	$(KUBECTL) kustomize config/clusterapi > $$tmp/clusterapi.yaml && \
+	go run ./hack/helmgen -default $$tmp/default.yaml -clusterapi $$tmp/clusterapi.yaml \
+		-rules config/prometheus/rules/machinestatus.rules.yaml -version "$$(cat VERSION)" -image-repository $(IMAGE_REPO) -out $(CHART_DIR)
+
+.PHONY: dist
+dist: image release build-installer clusterctl ## Build every artifact above into DIST (the chart is committed: make helm-chart).
+
+# hack/release and test/helm are modules of their own (go-containerregistry; Helm's SDK, which
+# needs newer Kubernetes modules than Cluster API lets the main module have).
+.PHONY: dist-tests
+dist-tests: $(KREW) $(KREW_VALIDATE)
+	@# With stand-in binaries; RELEASE_TEST_MAKE=1 (make test-dist) runs make image and make
+	@# release too, which cross-compile the manager and the plugin: about 12 CPU-minutes cold.
+	cd hack/release && go vet ./... && RELEASE_TEST_MAKE=$(RELEASE_TEST_MAKE) go test $(GO_TEST_FLAGS) -vet=off -timeout 30m ./...
+	@# The chart's lint and templates only: test/helm/install compiles all of Helm's SDK (make test-helm).
+	cd test/helm && go vet ./chart/... ./internal/... && go test $(GO_TEST_FLAGS) -vet=off ./chart/...
+
+# test/helm/install compiles twice what test/helm/chart does (Helm's action package, its kube
+# client, a control plane at k8s.io v0.37): about 5 more CPU-minutes from a cold cache, so CI
+# leaves it out of make test.
+.PHONY: test-helm
+test-helm: runtime-tools build $(KREW) ## Install, upgrade and uninstall the chart with Helm's SDK on an embedded control plane, run docs/install.md's commands (not in CI).
+	cd test/helm && go vet ./... && go test $(GO_TEST_FLAGS) -v -timeout 20m ./...
+
+.PHONY: test-dist
+test-dist: runtime-tools build ## Run every distribution test: make test's, make image's and make release's (~12 CPU-min cold), make test-helm's.
+	$(MAKE) --no-print-directory dist-tests GO_TEST_FLAGS="$(GO_TEST_FLAGS) -v" RELEASE_TEST_MAKE=1
+	$(MAKE) --no-print-directory test-helm
+
+.PHONY: lint-dist
+lint-dist: $(GOLANGCI_LINT) ## Run golangci-lint on the hack/release and test/helm modules (not in CI).
+	cd hack/release && $(GOLANGCI_LINT) run ./...
+	cd test/helm && $(GOLANGCI_LINT) run ./...
+
+$(KREW):
+	$(KREW_MOD) build -ldflags "-s -w" -o $@ sigs.k8s.io/krew/cmd/krew
+
+$(KREW_VALIDATE):
+	$(KREW_MOD) build -ldflags "-s -w" -o $@ sigs.k8s.io/krew/cmd/validate-krew-manifest
 
 ##@ Tools (each built from the Go module proxy only when missing)
 

@@ -88,6 +88,14 @@ func TestDescriptionWording(t *testing.T) {
 			machine(conds(cond(infraReady, T, "InfrastructureProvisioned", 1),
 				cond(hcSucceeded, F, "NodeStartupTimeout", 11, "Health check failed: Node failed to report startup in 10m0s"))),
 			"Creation failed: Health check failed (NodeStartupTimeout): Node failed to report startup in 10m0s"},
+		{"a drainer's message that is the description's phrase, said once",
+			machine(conds(cond(infraReady, T, "InfrastructureProvisioned", 1), cond(nodeReady, T, "NodeReady", 5),
+				cond(v1alpha1.MachineDrainingCondition, T, "NodeCordoned", 20, "node is cordoned or being drained")), prevOp(create, successful, "Created", 5)),
+			"node is cordoned or being drained"},
+		{"an updater's message that is the phrase itself, in another case",
+			machine(conds(cond(infraReady, T, "InfrastructureProvisioned", 1), cond(nodeReady, T, "NodeReady", 5),
+				cond(updating, T, "KubeletVersionUpdating", 20, "update in progress")), prevOp(create, successful, "Created", 5)),
+			"update in progress"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -304,7 +304,7 @@ func clusterAPIPhaseCases() []clusterAPIPhaseCase {
 			disagreement: whyRunningNeedsNodeReady,
 		},
 		{
-			// Without history a registered Node ends creation (docs/phase-and-lastoperation.md,
+			// Without history a registered Node ends creation (docs/rules.md,
 			// "Without history"): the object cannot tell this Node from one NotReady for hours.
 			name: "Should set `Running` when bootstrap, infra, and NodeRef is ready, read without history", source: fromTest,
 			machine:   capiMachine(provisionedWaitingForNode, runningEdits...),

@@ -233,7 +233,7 @@ func lastOperation(m *v1alpha1.Machine, now time.Time) *v1alpha1.LastOperation {
 // shows that its creation finished although its Node is not Ready now: its Node registered
 // (status.nodeRef is set; it stays set after the Node goes away), and no NodeStartupTimeout
 // signal says that creation failed. This is the one rule for reading creation without history
-// (docs/phase-and-lastoperation.md, "Without history").
+// (docs/rules.md, "Without history").
 //
 // A kubelet registers its Node with its nodeInfo and conditions, so a registered Node is a
 // running kubelet, whatever it reports now; a Node NotReady for an hour reads as a health check

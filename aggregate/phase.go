@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -11,59 +12,85 @@ import (
 	"github.com/machinestatus/machinestatus/conditions"
 )
 
-// Phase derives the one-word phase of m from its conditions, deletionTimestamp and (for the
-// Unknown row) its lastOperation as LastOperation computes it. The first matching row wins:
-//
-//  1. Deleted: a deletionTimestamp is set and the Deleting reason is DeletionCompleted.
-//  2. Deleting: a deletionTimestamp is set (also while LastOperation reports the deletion
-//     failing: it is retried).
-//  3. Failed: a terminal signal is present now: HealthCheckSucceeded is False, or any
-//     condition (whatever its status) has a terminal reason (v1alpha1.IsTerminalReason).
-//  4. Standby: Standby is True.
-//  5. Draining: Draining is True (also with reason DrainingFailed: drainers retry, so a failed
-//     drain is not terminal).
-//  6. Updating: Updating is True.
-//  7. Running: NodeReady is True.
-//  8. Unknown: creation has finished (LastOperation(m) is not a Create that has not
-//     succeeded; a failed Create is caught by row 3) and NodeReady is not True: the Node
-//     lost contact or is NotReady, still inside the health-check timeout.
-//  9. Provisioned: InfrastructureReady is True.
-//  10. Provisioning: BootstrapConfigReady is True, or InfrastructureReady is False (the
-//     infrastructure object exists and is being provisioned). An Unknown or missing
-//     InfrastructureReady (e.g. InfrastructureDoesNotExist) is not provisioning.
-//  11. Pending: otherwise, and for a nil m.
-//
-// Nothing is sticky: Failed lasts exactly as long as its signal. Deleting and Deleted never
-// appear without a deletionTimestamp.
+// Phase returns the phase of the first row of the phase table (PhaseRows) that m matches:
+// Pending for a nil m. It reads m's conditions, its deletionTimestamp and, for the Unknown row,
+// its lastOperation as LastOperation computes it. Nothing is sticky: Failed lasts exactly as long
+// as its signal, and Deleting and Deleted never appear without a deletionTimestamp.
 func Phase(m *v1alpha1.Machine) v1alpha1.MachinePhase {
 	if m == nil {
 		return v1alpha1.MachinePhasePending
 	}
-	get := func(t string) *metav1.Condition { return meta.FindStatusCondition(m.Status.Conditions, t) }
-	switch {
-	case m.DeletionTimestamp != nil && hasReason(get(v1alpha1.MachineDeletingCondition), v1alpha1.MachineDeletingDeletionCompletedReason):
-		return v1alpha1.MachinePhaseDeleted
-	case m.DeletionTimestamp != nil:
-		return v1alpha1.MachinePhaseDeleting
-	case terminalSignal(m) != nil:
-		return v1alpha1.MachinePhaseFailed
-	case isTrue(get(v1alpha1.MachineStandbyCondition)):
-		return v1alpha1.MachinePhaseStandby
-	case isTrue(get(v1alpha1.MachineDrainingCondition)):
-		return v1alpha1.MachinePhaseDraining
-	case isTrue(get(v1alpha1.MachineUpdatingCondition)):
-		return v1alpha1.MachinePhaseUpdating
-	case isTrue(get(v1alpha1.MachineNodeReadyCondition)):
-		return v1alpha1.MachinePhaseRunning
-	case creationFinished(LastOperation(m, time.Time{})):
-		return v1alpha1.MachinePhaseUnknown
-	case isTrue(get(v1alpha1.MachineInfrastructureReadyCondition)):
-		return v1alpha1.MachinePhaseProvisioned
-	case isTrue(get(v1alpha1.MachineBootstrapConfigReadyCondition)),
-		hasStatus(get(v1alpha1.MachineInfrastructureReadyCondition), metav1.ConditionFalse):
-		return v1alpha1.MachinePhaseProvisioning
+	for _, r := range phaseRows {
+		if r.match(m) {
+			return r.phase
+		}
 	}
-	return v1alpha1.MachinePhasePending
+	return v1alpha1.MachinePhasePending // not reached: the last row matches every Machine
+}
+
+// PhaseRow is a row of the phase table: a phase and, in words, when a Machine has it.
+type PhaseRow struct {
+	Phase v1alpha1.MachinePhase
+	When  string
+}
+
+// PhaseRows returns the phase table in the order Phase checks it: the first row a Machine
+// matches gives its phase.
+func PhaseRows() []PhaseRow {
+	rows := make([]PhaseRow, len(phaseRows))
+	for i, r := range phaseRows {
+		rows[i] = PhaseRow{Phase: r.phase, When: r.when}
+	}
+	return rows
+}
+
+// phaseRow is a row of the phase table: its phase, when it applies in words, and the rule.
+type phaseRow struct {
+	phase v1alpha1.MachinePhase
+	when  string
+	match func(m *v1alpha1.Machine) bool
+}
+
+// phaseRows is the phase table, in the order Phase checks it.
+var phaseRows = [...]phaseRow{
+	{v1alpha1.MachinePhaseDeleted, "a deletionTimestamp is set and the Deleting reason is DeletionCompleted",
+		func(m *v1alpha1.Machine) bool {
+			return m.DeletionTimestamp != nil && hasReason(condition(m, v1alpha1.MachineDeletingCondition), v1alpha1.MachineDeletingDeletionCompletedReason)
+		}},
+	{v1alpha1.MachinePhaseDeleting, "a deletionTimestamp is set (also while the deletion is failing: it is retried)",
+		func(m *v1alpha1.Machine) bool { return m.DeletionTimestamp != nil }},
+	{v1alpha1.MachinePhaseFailed, failedWhen,
+		func(m *v1alpha1.Machine) bool { return terminalSignal(m) != nil }},
+	{v1alpha1.MachinePhaseStandby, "Standby is True",
+		func(m *v1alpha1.Machine) bool { return isTrue(condition(m, v1alpha1.MachineStandbyCondition)) }},
+	{v1alpha1.MachinePhaseDraining, "Draining is True (also with reason DrainingFailed: drainers retry, so a failed drain is not terminal)",
+		func(m *v1alpha1.Machine) bool { return isTrue(condition(m, v1alpha1.MachineDrainingCondition)) }},
+	{v1alpha1.MachinePhaseUpdating, "Updating is True",
+		func(m *v1alpha1.Machine) bool { return isTrue(condition(m, v1alpha1.MachineUpdatingCondition)) }},
+	{v1alpha1.MachinePhaseRunning, "NodeReady is True",
+		func(m *v1alpha1.Machine) bool { return isTrue(condition(m, v1alpha1.MachineNodeReadyCondition)) }},
+	{v1alpha1.MachinePhaseUnknown, "creation has finished (lastOperation is not an unfinished Create) and NodeReady is not True: the Node lost contact or is NotReady, within the health-check timeout",
+		func(m *v1alpha1.Machine) bool { return creationFinished(LastOperation(m, time.Time{})) }},
+	{v1alpha1.MachinePhaseProvisioned, "InfrastructureReady is True",
+		func(m *v1alpha1.Machine) bool {
+			return isTrue(condition(m, v1alpha1.MachineInfrastructureReadyCondition))
+		}},
+	{v1alpha1.MachinePhaseProvisioning, "BootstrapConfigReady is True, or InfrastructureReady is False (the object exists and is being provisioned; Unknown or missing, e.g. InfrastructureDoesNotExist, is not provisioning)",
+		func(m *v1alpha1.Machine) bool {
+			return isTrue(condition(m, v1alpha1.MachineBootstrapConfigReadyCondition)) ||
+				hasStatus(condition(m, v1alpha1.MachineInfrastructureReadyCondition), metav1.ConditionFalse)
+		}},
+	{v1alpha1.MachinePhasePending, "otherwise",
+		func(*v1alpha1.Machine) bool { return true }},
+}
+
+// failedWhen says when the phase is Failed, naming the terminal reasons.
+var failedWhen = "a terminal signal is present now: HealthCheckSucceeded is False, or any condition has a terminal reason (" +
+	strings.Join(v1alpha1.TerminalReasons(), ", ") + ")"
+
+// condition returns m's condition of type t, or nil.
+func condition(m *v1alpha1.Machine, t string) *metav1.Condition {
+	return meta.FindStatusCondition(m.Status.Conditions, t)
 }
 
 // creationFinished reports whether op is anything but a Create that has not succeeded.
@@ -85,10 +112,12 @@ func terminalSignal(m *v1alpha1.Machine) *terminal {
 	sorted := slices.SortedStableFunc(slices.Values(m.Status.Conditions), func(a, b metav1.Condition) int {
 		return conditions.Compare(a.Type, b.Type)
 	})
-	if i := slices.IndexFunc(sorted, func(c metav1.Condition) bool { return c.Reason == v1alpha1.MachineUpdateFailedReason }); i >= 0 {
+	updateFailed := func(c metav1.Condition) bool { return c.Reason == v1alpha1.MachineUpdateFailedReason }
+	if i := slices.IndexFunc(sorted, updateFailed); i >= 0 {
 		return &terminal{condition: sorted[i], update: true}
 	}
-	if i := slices.IndexFunc(sorted, func(c metav1.Condition) bool { return v1alpha1.IsTerminalReason(c.Reason) }); i >= 0 {
+	terminalReason := func(c metav1.Condition) bool { return v1alpha1.IsTerminalReason(c.Reason) }
+	if i := slices.IndexFunc(sorted, terminalReason); i >= 0 {
 		return &terminal{condition: sorted[i]}
 	}
 	if c := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.MachineHealthCheckSucceededCondition); hasStatus(c, metav1.ConditionFalse) {

@@ -271,3 +271,21 @@ func TestPhase(t *testing.T) {
 		}
 	})
 }
+
+// TestPhaseRows: the phase table has one row per phase, in v1alpha1.MachinePhases' order, each
+// saying when it applies; the last row, Pending, matches every Machine.
+func TestPhaseRows(t *testing.T) {
+	var phases []v1alpha1.MachinePhase
+	for _, r := range aggregate.PhaseRows() {
+		phases = append(phases, r.Phase)
+		if r.When == "" {
+			t.Errorf("row %s: no text", r.Phase)
+		}
+	}
+	if d := cmp.Diff(v1alpha1.MachinePhases(), phases); d != "" {
+		t.Errorf("PhaseRows' phases (-MachinePhases +rows):\n%s", d)
+	}
+	if got := aggregate.Phase(&v1alpha1.Machine{}); got != v1alpha1.MachinePhasePending {
+		t.Errorf("Phase of a Machine without status = %s, want Pending", got)
+	}
+}

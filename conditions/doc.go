@@ -18,8 +18,16 @@
 //     metav1.Condition; messages longer than 32768 bytes are cut at a UTF-8 boundary and end
 //     with TruncationMarker rather than rejected.
 //   - Polarity is not this package's concern: it keeps no registry. Whoever summarizes says
-//     which types are negative (aggregate.NegativePolarityConditionTypes; the Machine catalog's
-//     are v1alpha1.NegativePolarityConditions), as Cluster API's conditions package does.
+//     which types are negative (NegativePolarityConditionTypes; the Machine catalog's are
+//     v1alpha1.IsNegativePolarity), as Cluster API's conditions package does.
+//
+// # Summaries
+//
+// NewSummaryCondition and SetSummaryCondition summarize the conditions of one object whose types
+// are in scope (ForConditionTypes) into one condition, e.g. Ready; NewAggregateCondition
+// summarizes one condition type across many objects, e.g. the Machines of a pool. Both are
+// generic: any types, any object. Their reasons are fixed (reasons.go), their messages one line
+// and bounded. Package aggregate applies them to Machines (their Ready condition).
 //
 // # Several writers
 //
@@ -34,15 +42,15 @@
 //
 // FromNode, FromUnstructured (metav1 shape, Cluster API v1beta1 shape with severity, and
 // status.v1beta2.conditions) and FromClusterAPIMachine read foreign conditions into a List, a
-// read-only Getter whose conditions all pass Validate. A malformed foreign condition is an
-// *AdapterError naming the object and the field, never a panic.
+// read-only Getter whose conditions all pass Validate. An entry another writer left invalid is
+// skipped and named in a *SkippedError (an *AdapterError per entry, naming the object and the
+// field); conditions that cannot be read at all are an *AdapterError. Never a panic.
 //
 // # Time
 //
 // No function reads the wall clock unless the caller leaves the clock option unset; tests pass
 // a fixed clock with WithClock.
 //
-// This package imports only apimachinery, k8s.io/api, Cluster API's api module (for its
-// adapter) and the machinestatus API (for the catalog's polarity defaults); it never depends
-// on the controller.
+// This package imports only apimachinery, k8s.io/api, k8s.io/utils' clock and Cluster API's api
+// module (for its adapter): it knows nothing of Machines' rules, nor of the controller.
 package conditions

@@ -9,10 +9,8 @@ import (
 // Sanitize returns s with everything a terminal could act on made visible, so that text from
 // other writers (a provider's condition message, a name, an annotation) can be printed or quoted
 // without clearing a screen, moving the cursor, setting a window title or reordering what
-// follows it. It is reversible: each replaced character becomes an escape, and a backslash
-// becomes two, so no original backslash can be mistaken for one of them:
+// follows it. Each such character is replaced by a visible escape made of printable ASCII:
 //
-//   - a backslash: \\
 //   - tab, line feed, carriage return: \t, \n, \r
 //   - every other C0 control character (U+0000–U+001F, ESC among them) and DEL: \xNN, e.g. \x1b
 //   - C1 control characters (U+0080–U+009F), the bidirectional formatting characters (U+061C,
@@ -20,15 +18,22 @@ import (
 //     (U+2028, U+2029): \uNNNN, e.g. \u202e
 //   - each byte that is not part of valid UTF-8: \xNN, e.g. \xff
 //
-// Everything else is kept as it is. The result is valid UTF-8. The manager quotes other writers'
-// text through it in what it derives (summaries, lastOperation descriptions, event notes), and
-// the CLI prints every string it did not write through it.
+// Everything else, backslashes included, is kept. The result is valid UTF-8 without any of
+// the characters above, whatever s is, so it is safe to print; and as only those characters
+// change, the result is a fixed point: Sanitize(Sanitize(s)) == Sanitize(s), and Sanitize(s) ==
+// s exactly when s holds none of them. So every reader can pass all the text it did not write
+// through Sanitize, text the manager quoted included, and what the manager already escaped
+// prints as it is, escaped once. The manager quotes other writers' text through it in what it
+// derives (summaries, lastOperation descriptions, event notes); the CLI prints every string it
+// did not write through it. An escape cannot be told from the same characters typed (no escaping
+// can be both a fixed point and reversible, unless it changes nothing): the exact text stays in
+// the other writer's own field, and in -o json|yaml.
 func Sanitize(s string) string {
 	i := 0
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f || c == '\\' {
+			if c < 0x20 || c == 0x7f {
 				break
 			}
 			i++
@@ -44,14 +49,12 @@ func Sanitize(s string) string {
 		return s
 	}
 	var b strings.Builder
-	b.Grow(len(s) + 16)
+	b.Grow(len(s))
 	b.WriteString(s[:i])
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
-			case c == '\\':
-				b.WriteString(`\\`)
 			case c == '\t':
 				b.WriteString(`\t`)
 			case c == '\n':

@@ -34,8 +34,8 @@ func TestStandingOf(t *testing.T) {
 	}
 }
 
-// TestVerdict: the status and reason of every shape of tally (docs/conditions.md, "Summaries and
-// aggregates"), first match wins.
+// TestVerdict: the status and reason of every shape of tally (the reasons of reasons.go), first
+// match wins.
 func TestVerdict(t *testing.T) {
 	type verdict struct {
 		Status metav1.ConditionStatus

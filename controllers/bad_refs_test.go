@@ -34,7 +34,7 @@ const (
 // TestBadInfrastructureStatus: for each malformed infrastructure status the Machine gets
 // InfrastructureReady=Unknown with reason InfrastructureContractViolation and a bounded message
 // naming the field, and once the provider fixes the object the Machine moves on. A broken entry of
-// a conditions list is not a violation (docs/conditions.md, "Lists as other writers leave them"):
+// a conditions list is not a violation (conditions.FromUnstructured skips it):
 // the adapter skips it and the rest of the object is read (field "": InfrastructureNotProvisioned).
 func TestBadInfrastructureStatus(t *testing.T) {
 	ns := env.Namespace(t)

@@ -37,7 +37,7 @@ const DefaultFieldOwner = "machinestatus"
 // the Cluster API infrastructure and bootstrap groups, and CRDs (to follow the referenced kinds'
 // API versions, versions.go); write only Machine status (server-side
 // apply is a PATCH) and events (the events API creates, then patches a series). Referenced kinds
-// in other groups need an extra grant (docs/reliability.md, "Least privilege").
+// in other groups need an extra grant (docs/operating.md, "Least privilege").
 // +kubebuilder:rbac:groups=machinestatus.io,resources=machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups=machinestatus.io,resources=machines/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch

@@ -15,7 +15,7 @@ var operationDurationBuckets = []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 
 
 // Prometheus metrics of the controllers, served on the manager's metrics endpoint next to
 // controller-runtime's own (reconcile counts, errors and durations per controller). The table
-// in docs/metrics.md is generated from this registry.
+// in docs/operating.md is generated from this registry.
 var (
 	// machinesMetric is machinestatus_machines{api_group,phase}: Machines this manager
 	// reconciles, by phase.

@@ -3,6 +3,7 @@ package refs
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 
@@ -30,60 +31,59 @@ func (c removals) RemoveInformer(_ context.Context, obj client.Object) error {
 }
 
 // TestChooseVersion: the watches of a kind are stopped only when the version read changes (not
-// at every reconcile), in every namespace; a kind no Machine read is left alone by a CRD event;
-// a watch of a version no longer read is refused.
+// at every reconcile), in every namespace, each in its own cache; a watch of a version no longer
+// read is refused.
 func TestChooseVersion(t *testing.T) {
 	ctx := context.Background()
 	gk := schema.GroupKind{Group: "infrastructure.cluster.x-k8s.io", Kind: "UpMachine"}
 	other := schema.GroupKind{Group: "infrastructure.cluster.x-k8s.io", Kind: "OtherMachine"}
 	var removed []string
-	r := &Reader{Cache: removals{removed: &removed, name: "all"}}
-	r.access.caches = map[string]cache.Cache{"team-a": removals{removed: &removed, name: "team-a"}}
+	all, teamA := removals{removed: &removed, name: "all"}, removals{removed: &removed, name: "team-a"}
+	r := &Reader{}
 	key := func(gk schema.GroupKind, v, ns string) watchKey {
 		return watchKey{gvk: gk.WithVersion(v), namespace: ns}
 	}
 	gvr := schema.GroupVersionResource{Group: gk.Group, Version: "v1beta1", Resource: "upmachines"}
-	r.watches.watched = map[watchKey]schema.GroupVersionResource{
-		key(gk, "v1beta1", ""): gvr, key(gk, "v1beta1", "team-a"): gvr, key(other, "v1beta1", ""): gvr,
+	r.watches = map[watchKey]watch{
+		key(gk, "v1beta1", ""): {gvr, all}, key(gk, "v1beta1", "team-a"): {gvr, teamA}, key(other, "v1beta1", ""): {gvr, all},
 	}
 
 	v2 := schema.GroupVersionResource{Group: gk.Group, Version: "v1beta2", Resource: "upmachines"}
 	steps := []struct {
 		name    string
-		watched []watchKey // recorded before the step
+		watched map[watchKey]watch // recorded before the step
 		gk      schema.GroupKind
 		version string
-		record  bool
 		removed []string
 	}{
-		{"a CRD event about a kind never read", nil, gk, "v1beta2", false, nil},
-		{"first read at v1beta1", nil, gk, "v1beta1", true, nil},
-		{"read again at v1beta1 (every reconcile)", nil, gk, "v1beta1", true, nil},
-		{"the CRD event of the upgrade", nil, gk, "v1beta2", false, []string{"all v1beta1", "team-a v1beta1"}},
-		{"read at v1beta2 after the event", []watchKey{key(gk, "v1beta2", ""), key(gk, "v1beta2", "team-a")}, gk, "v1beta2", true, nil},
-		{"the CRD deleted", nil, gk, "", true, []string{"all v1beta2", "team-a v1beta2"}},
+		{"first read at v1beta1", nil, gk, "v1beta1", nil},
+		{"read again at v1beta1 (every reconcile)", nil, gk, "v1beta1", nil},
+		{"the CRD event of the upgrade", nil, gk, "v1beta2", []string{"all v1beta1", "team-a v1beta1"}},
+		{"read at v1beta2 after the event", map[watchKey]watch{key(gk, "v1beta2", ""): {v2, all}, key(gk, "v1beta2", "team-a"): {v2, teamA}}, gk, "v1beta2", nil},
+		{"the CRD deleted", nil, gk, "", []string{"all v1beta2", "team-a v1beta2"}},
 	}
 	for _, s := range steps {
-		for _, k := range s.watched {
-			r.watches.watched[k] = v2
-		}
+		maps.Copy(r.watches, s.watched)
 		removed = nil
-		r.chooseVersion(ctx, s.gk, s.version, s.record)
+		r.chooseVersion(ctx, s.gk, s.version)
 		slices.Sort(removed) // the record is a map
 		if d := cmp.Diff(s.removed, removed); d != "" {
 			t.Errorf("%s: informers removed (-want +got):\n%s", s.name, d)
 		}
 	}
-	if d := cmp.Diff(map[watchKey]schema.GroupVersionResource{key(other, "v1beta1", ""): gvr}, r.watches.list(), cmp.AllowUnexported(watchKey{})); d != "" {
+	if d := cmp.Diff([]watchKey{key(other, "v1beta1", "")}, slices.Collect(maps.Keys(r.watches)), cmp.AllowUnexported(watchKey{})); d != "" {
 		t.Errorf("watches left (-want +got):\n%s", d)
 	}
-	if !r.watches.definedByCRD(gk) || r.watches.definedByCRD(other) {
-		t.Errorf("definedByCRD(%s) = %v, (%s) = %v; want true, false", gk, r.watches.definedByCRD(gk), other, r.watches.definedByCRD(other))
+	if _, ok := r.versionRead(gk); !ok {
+		t.Errorf("%s is not recorded as defined by a CRD", gk)
+	}
+	if _, ok := r.versionRead(other); ok {
+		t.Errorf("%s is recorded as defined by a CRD", other)
 	}
 
-	r.chooseVersion(ctx, gk, "v1beta2", true)
+	r.chooseVersion(ctx, gk, "v1beta2")
 	stale := &meta.RESTMapping{GroupVersionKind: gk.WithVersion("v1beta1"), Resource: gvr, Scope: meta.RESTScopeNamespace}
-	if err := r.startWatch(ctx, stale, "team-a", r.access.caches["team-a"]); !errors.Is(err, errVersionChanged) {
+	if _, err := r.startWatch(ctx, stale, "team-a"); !errors.Is(err, errVersionChanged) {
 		t.Errorf("startWatch of a version no longer read: error %v, want errVersionChanged", err)
 	}
 }
@@ -138,8 +138,8 @@ func TestWatchInformerFollowsRecord(t *testing.T) {
 	v1 := &meta.RESTMapping{GroupVersionKind: gk.WithVersion("v1beta1"), Scope: meta.RESTScopeNamespace,
 		Resource: schema.GroupVersionResource{Group: gk.Group, Version: "v1beta1", Resource: "upmachines"}}
 
-	r.chooseVersion(ctx, gk, "v1beta1", true)
-	if err := r.startWatch(ctx, v1, "", c); err != nil {
+	r.chooseVersion(ctx, gk, "v1beta1")
+	if _, err := r.startWatch(ctx, v1, ""); err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff(map[string]bool{"v1beta1": true}, c.held); d != "" {
@@ -152,7 +152,7 @@ func TestWatchInformerFollowsRecord(t *testing.T) {
 		t.Errorf("the controller was given %#v, want a source of the informer created", ctrl.sources[0])
 	}
 
-	r.chooseVersion(ctx, gk, "v1beta2", false) // the provider's upgrade
+	r.chooseVersion(ctx, gk, "v1beta2") // the provider's upgrade
 	if len(c.held) != 0 {
 		t.Errorf("informers after the version changed: %v, want none", c.held)
 	}
@@ -168,7 +168,7 @@ func TestWatchInformerFollowsRecord(t *testing.T) {
 
 	v2 := &meta.RESTMapping{GroupVersionKind: gk.WithVersion("v1beta2"), Scope: meta.RESTScopeNamespace,
 		Resource: schema.GroupVersionResource{Group: gk.Group, Version: "v1beta2", Resource: "upmachines"}}
-	if err := r.startWatch(ctx, v2, "", c); err != nil {
+	if _, err := r.startWatch(ctx, v2, ""); err != nil {
 		t.Fatal(err)
 	}
 	obj.SetGroupVersionKind(v2.GroupVersionKind)

@@ -34,33 +34,40 @@ func TestCapacityBound(t *testing.T) {
 
 // TestFitConditions: which of our conditions are omitted when other writers' fill the list.
 func TestFitConditions(t *testing.T) {
-	ours := []string{"Ready", "InfrastructureReady", "NodeReady", "NodeHealthy", "HealthCheckSucceeded", "Draining", "Standby", "Deleting", "Paused", "Updating"}
-	machine := func(others int) *v1alpha1.Machine {
-		m := &v1alpha1.Machine{Spec: v1alpha1.MachineSpec{Version: "v1"}}
+	ours := []string{"Paused", "Ready", "InfrastructureReady", "NodeReady", "NodeHealthy", "HealthCheckSucceeded", "Draining", "Standby", "Deleting", "Updating"}
+	machine := func(others int, oursFirst bool) *v1alpha1.Machine {
+		var theirs, mine []metav1.Condition
 		for i := range others {
-			m.Status.Conditions = append(m.Status.Conditions, metav1.Condition{Type: fmt.Sprintf("other.example.com/Check%02d", i)})
+			theirs = append(theirs, metav1.Condition{Type: fmt.Sprintf("other.example.com/Check%02d", i)})
 		}
 		for _, t := range ours {
-			m.Status.Conditions = append(m.Status.Conditions, metav1.Condition{Type: t})
+			mine = append(mine, metav1.Condition{Type: t})
+		}
+		m := &v1alpha1.Machine{Spec: v1alpha1.MachineSpec{Version: "v1"}}
+		m.Status.Conditions = slices.Concat(theirs, mine)
+		if oursFirst {
+			m.Status.Conditions = slices.Concat(mine, theirs)
 		}
 		return m
 	}
 	tests := []struct {
-		others  int
-		omitted []string
+		others    int
+		oursFirst bool
+		omitted   []string
 	}{
-		{0, nil},
-		{23, nil},
-		{54, nil},
-		{55, []string{"Paused"}},
-		{57, []string{"Paused", "Standby", "NodeHealthy"}},
-		{63, []string{"Paused", "Standby", "NodeHealthy", "Draining", "Updating", "Deleting", "HealthCheckSucceeded", "NodeReady", "InfrastructureReady"}},
-		{64, []string{"Paused", "Standby", "NodeHealthy", "Draining", "Updating", "Deleting", "HealthCheckSucceeded", "NodeReady", "InfrastructureReady", "Ready"}},
-		{70, []string{"Paused", "Standby", "NodeHealthy", "Draining", "Updating", "Deleting", "HealthCheckSucceeded", "NodeReady", "InfrastructureReady", "Ready"}},
+		{0, false, nil},
+		{23, false, nil},
+		{54, false, nil},
+		{55, false, []string{"Paused"}},
+		{55, true, []string{"Paused"}}, // Paused first in the list
+		{57, false, []string{"Paused", "Standby", "NodeHealthy"}},
+		{63, false, []string{"Paused", "Standby", "NodeHealthy", "Draining", "Updating", "Deleting", "HealthCheckSucceeded", "NodeReady", "InfrastructureReady"}},
+		{64, false, []string{"Paused", "Standby", "NodeHealthy", "Draining", "Updating", "Deleting", "HealthCheckSucceeded", "NodeReady", "InfrastructureReady", "Ready"}},
+		{70, false, []string{"Paused", "Standby", "NodeHealthy", "Draining", "Updating", "Deleting", "HealthCheckSucceeded", "NodeReady", "InfrastructureReady", "Ready"}},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%d others", tt.others), func(t *testing.T) {
-			m := machine(tt.others)
+		t.Run(fmt.Sprintf("%d others, ours first %v", tt.others, tt.oursFirst), func(t *testing.T) {
+			m := machine(tt.others, tt.oursFirst)
 			got := FitConditions(m)
 			if diff := cmp.Diff(tt.omitted, got); diff != "" {
 				t.Errorf("omitted (-want +got):\n%s", diff)

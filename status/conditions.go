@@ -39,13 +39,13 @@ func (r Ref) String() string { return r.Kind + " " + r.Name }
 type Problem int
 
 const (
-	// ProblemUnreadable: the object cannot be read (e.g. its cache did not sync in time).
+	// ProblemUnreadable means the object cannot be read (e.g. its cache did not sync in time).
 	ProblemUnreadable Problem = iota
-	// ProblemKindNotServed: the API server serves no such kind (e.g. its CRD is not installed).
+	// ProblemKindNotServed means the API server serves no such kind (e.g. its CRD is not installed).
 	ProblemKindNotServed
-	// ProblemContractViolation: the object was read, but a contract field has the wrong type.
+	// ProblemContractViolation means the object was read, but a contract field has the wrong type.
 	ProblemContractViolation
-	// ProblemForbidden: RBAC does not let the manager list and watch the kind.
+	// ProblemForbidden means RBAC does not let the manager list and watch the kind.
 	ProblemForbidden
 )
 
@@ -213,7 +213,7 @@ func setNodeHealthyCondition(w *conditionWriter, node *corev1.Node) {
 	}
 }
 
-// setUpdatingCondition compares the kubelet version with spec.version (sameRelease: the same
+// setUpdatingCondition compares the kubelet version with spec.version (SameRelease: the same
 // Kubernetes release, whatever a distribution appends). It owns Updating only
 // when spec.version is set, leaving the condition to an external updater otherwise; it reports
 // whether it owns it.
@@ -228,7 +228,7 @@ func setUpdatingCondition(w *conditionWriter, node *corev1.Node) bool {
 		w.set(t, metav1.ConditionFalse, v1alpha1.MachineNotUpdatingReason, "there is no Node")
 	case node.Status.NodeInfo.KubeletVersion == "":
 		w.set(t, metav1.ConditionFalse, v1alpha1.MachineNotUpdatingReason, "Node has not reported its kubelet version yet")
-	case sameRelease(node.Status.NodeInfo.KubeletVersion, want):
+	case SameRelease(node.Status.NodeInfo.KubeletVersion, want):
 		w.set(t, metav1.ConditionFalse, v1alpha1.MachineNotUpdatingReason, "")
 	default:
 		w.set(t, metav1.ConditionTrue, v1alpha1.MachineUpdatingKubeletVersionReason,

@@ -193,6 +193,7 @@ var timeEqual = cmp.Comparer(func(a, b metav1.Time) bool { return a.Equal(&b) })
 func checkStatus(t *testing.T, m *v1alpha1.Machine, in Inputs, next time.Time) {
 	t.Helper()
 	owned := OwnedTypes(m)
+	checkReasonsCatalogued(t, m)
 	for _, c := range m.Status.Conditions {
 		if err := conditions.Validate(c); err != nil {
 			t.Errorf("condition %s is invalid: %v", c.Type, err)
@@ -230,6 +231,19 @@ func checkStatus(t *testing.T, m *v1alpha1.Machine, in Inputs, next time.Time) {
 	}
 	if !reflect.DeepEqual(again.Status, m.Status) {
 		t.Fatalf("Compute again from the same inputs changed the status (-first +second):\n%s", cmp.Diff(m.Status, again.Status))
+	}
+}
+
+// checkReasonsCatalogued checks that every condition the controller owns on m (Ready aside: its
+// reasons are the summary's) carries a reason the catalog lists for its type.
+func checkReasonsCatalogued(t *testing.T, m *v1alpha1.Machine) {
+	t.Helper()
+	owned := OwnedTypes(m)
+	for _, c := range m.Status.Conditions {
+		info, ok := v1alpha1.CatalogInfo(c.Type)
+		if ok && owned[c.Type] && c.Type != v1alpha1.MachineReadyCondition && !slices.Contains(info.Reasons, c.Reason) {
+			t.Errorf("condition %s: reason %s is not among the catalog's %v", c.Type, c.Reason, info.Reasons)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/machinestatus/machinestatus/api/v1alpha1"
@@ -54,5 +55,20 @@ func TestMachineNodeWhenSeveralCarryTheProviderID(t *testing.T) {
 				t.Errorf("MachineNode() = %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestNodeReadyNamesTheOtherNodes: when other Nodes carry the Machine's providerID, NodeReady's
+// message says which one is the Machine's and names the others.
+func TestNodeReadyNamesTheOtherNodes(t *testing.T) {
+	m := &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Generation: 1, CreationTimestamp: metav1.NewTime(at(-60))}}
+	in := Inputs{Now: at(1), Infra: provisioned(), Node: node(corev1.ConditionTrue, at(0)), SharedWith: []string{"host-7-old", "host-7-older"}}
+	if _, err := Compute(m, in); err != nil {
+		t.Fatal(err)
+	}
+	c := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.MachineNodeReadyCondition)
+	want := "Node n1 is the Machine's of the 3 Nodes with its providerID; the others: host-7-old, host-7-older"
+	if c == nil || c.Message != want {
+		t.Errorf("NodeReady = %+v, want the message %q", c, want)
 	}
 }

@@ -229,6 +229,7 @@ func TestConditionMessages(t *testing.T) {
 			if _, err := Compute(m, tt.in); err != nil {
 				t.Fatalf("Compute() error = %v", err)
 			}
+			checkReasonsCatalogued(t, m)
 			c := conditions.Get(m, tt.typ)
 			if c == nil {
 				t.Fatalf("Compute() wrote no %s condition", tt.typ)

@@ -227,6 +227,7 @@ func TestComputeStatus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkReasonsCatalogued(t, m)
 			got := want{phase: m.Status.Phase, next: next, conditions: map[string]string{}}
 			for typ := range tc.want.conditions {
 				if c := conditions.Get(m, typ); c != nil {
@@ -316,5 +317,17 @@ func TestReadContract(t *testing.T) {
 				t.Errorf("ReadContract (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestInputsRefs: the referenced objects a reconcile read, the bootstrap config after the
+// infrastructure when there is one.
+func TestInputsRefs(t *testing.T) {
+	infra, boot := Ref{Kind: "FakeMachine", Name: "m"}, Ref{Kind: "FakeConfig", Name: "b"}
+	if got := (Inputs{Infra: infra}).Refs(); len(got) != 1 || got[0].Kind != "FakeMachine" {
+		t.Errorf("without bootstrap: %v", got)
+	}
+	if got := (Inputs{Infra: infra, Bootstrap: &boot}).Refs(); len(got) != 2 || got[0].Kind != "FakeMachine" || got[1].Kind != "FakeConfig" {
+		t.Errorf("with bootstrap: %v", got)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // v1.22.3-rc1+rke2r1).
 var kubernetesPreRelease = regexp.MustCompile(`^(alpha|beta|rc)[0-9]*$`)
 
-// sameRelease reports whether a Node's kubelet version (status.nodeInfo.kubeletVersion) is the
+// SameRelease reports whether a Node's kubelet version (status.nodeInfo.kubeletVersion) is the
 // Kubernetes release that want (a Machine's spec.version) names.
 //
 // Rule: both are read as semantic versions (k8s.io/apimachinery's ParseSemantic, a leading "v"
@@ -27,7 +27,7 @@ var kubernetesPreRelease = regexp.MustCompile(`^(alpha|beta|rc)[0-9]*$`)
 // So v1.30.1 and v1.30.1+k3s1 are the same release, v1.30.2 and v1.30.1+k3s1 are not, and
 // neither are v1.31.0 and v1.31.0-rc.1. When either string is not a semantic version
 // (e.g. "v1.30-eks-036c24b"), they are the same release only when equal after a leading "v".
-func sameRelease(kubelet, want string) bool {
+func SameRelease(kubelet, want string) bool {
 	k, errK := version.ParseSemantic(kubelet)
 	w, errW := version.ParseSemantic(want)
 	if errK != nil || errW != nil {

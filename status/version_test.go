@@ -70,11 +70,11 @@ func TestSameRelease(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.source, func(t *testing.T) {
-			if got := sameRelease(c.kubelet, c.want); got != c.same {
-				t.Errorf("sameRelease(%q, %q) = %v, want %v", c.kubelet, c.want, got, c.same)
+			if got := SameRelease(c.kubelet, c.want); got != c.same {
+				t.Errorf("SameRelease(%q, %q) = %v, want %v", c.kubelet, c.want, got, c.same)
 			}
-			if got := sameRelease(c.want, c.kubelet); got != c.same {
-				t.Errorf("sameRelease(%q, %q) = %v, want %v (symmetric)", c.want, c.kubelet, got, c.same)
+			if got := SameRelease(c.want, c.kubelet); got != c.same {
+				t.Errorf("SameRelease(%q, %q) = %v, want %v (symmetric)", c.want, c.kubelet, got, c.same)
 			}
 		})
 	}

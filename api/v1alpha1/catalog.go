@@ -43,23 +43,45 @@ type ConditionInfo struct {
 	// Priority orders the owned types when status.conditions is full: the highest number is
 	// left out first, 1 last.
 	Priority int
+	// Reasons are the reasons a condition of the type carries, the ones other writers report
+	// included (an updater's UpdateFailed, a drainer's DrainingFailed). Ready's are the summary
+	// reasons of package conditions, not listed here.
+	Reasons []string
 }
 
 // catalog is the condition catalog, one row per type, in catalog order (Ready first, then
 // alphabetical).
 var catalog = [...]ConditionInfo{
 	{Type: MachineReadyCondition, Polarity: PositiveConditionPolarity, Owned: Always, Priority: 1},
-	{Type: MachineBootstrapConfigReadyCondition, Polarity: PositiveConditionPolarity, InReady: WithBootstrap, Owned: WithBootstrap, Priority: 3},
-	{Type: MachineDeletingCondition, Polarity: NegativeConditionPolarity, InReady: Always, Owned: Always, Priority: 6},
-	{Type: MachineDrainingCondition, Polarity: NegativeConditionPolarity, Owned: Always, Priority: 8},
-	{Type: MachineHealthCheckSucceededCondition, Polarity: PositiveConditionPolarity, InReady: Always, Owned: Always, Priority: 5},
-	{Type: MachineInfrastructureReadyCondition, Polarity: PositiveConditionPolarity, InReady: Always, Owned: Always, Priority: 2},
-	{Type: MachineNodeHealthyCondition, Polarity: PositiveConditionPolarity, InReady: Always, Owned: Always, Priority: 9},
-	{Type: MachineNodeReadyCondition, Polarity: PositiveConditionPolarity, InReady: Always, Owned: Always, Priority: 4},
-	{Type: MachinePausedCondition, Polarity: NegativeConditionPolarity, Owned: Always, Priority: 12},
-	{Type: MachineStalledCondition, Polarity: NegativeConditionPolarity, Owned: Always, Priority: 10},
-	{Type: MachineStandbyCondition, Polarity: NegativeConditionPolarity, Owned: Always, Priority: 11},
-	{Type: MachineUpdatingCondition, Polarity: NegativeConditionPolarity, Owned: WithVersion, Priority: 7},
+	{Type: MachineBootstrapConfigReadyCondition, Polarity: PositiveConditionPolarity, InReady: WithBootstrap, Owned: WithBootstrap, Priority: 3,
+		Reasons: []string{MachineBootstrapDataSecretProvidedReason, MachineBootstrapDataSecretCreatedReason, MachineBootstrapConfigNotReadyReason,
+			MachineBootstrapFailedReason, MachineBootstrapConfigDoesNotExistReason, MachineBootstrapConfigKindNotServedReason,
+			MachineBootstrapConfigContractViolationReason, MachineBootstrapConfigForbiddenReason, MachineBootstrapConfigUnreadableReason}},
+	{Type: MachineDeletingCondition, Polarity: NegativeConditionPolarity, InReady: Always, Owned: Always, Priority: 6,
+		Reasons: []string{MachineDeletingDrainingNodeReason, MachineDeletingWaitingForInfrastructureDeletionReason,
+			MachineDeletingWaitingForNodeDeletionReason, MachineDeletingDeletionCompletedReason, MachineNotDeletingReason}},
+	{Type: MachineDrainingCondition, Polarity: NegativeConditionPolarity, Owned: Always, Priority: 8,
+		Reasons: []string{MachineNodeCordonedReason, MachineNotDrainingReason, MachineDrainingFailedReason}},
+	{Type: MachineHealthCheckSucceededCondition, Polarity: PositiveConditionPolarity, InReady: Always, Owned: Always, Priority: 5,
+		Reasons: []string{MachineHealthCheckSucceededReason, MachineHealthCheckUnhealthyNodeReason, MachineHealthCheckNodeStartupTimeoutReason,
+			MachineHealthCheckNodeDeletedReason}},
+	{Type: MachineInfrastructureReadyCondition, Polarity: PositiveConditionPolarity, InReady: Always, Owned: Always, Priority: 2,
+		Reasons: []string{MachineInfrastructureProvisionedReason, MachineInfrastructureNotProvisionedReason, MachineInfrastructureFailedReason,
+			MachineInfrastructureDoesNotExistReason, MachineInfrastructureDeletedReason, MachineInfrastructureKindNotServedReason,
+			MachineInfrastructureContractViolationReason, MachineInfrastructureForbiddenReason, MachineInfrastructureUnreadableReason}},
+	{Type: MachineNodeHealthyCondition, Polarity: PositiveConditionPolarity, InReady: Always, Owned: Always, Priority: 9,
+		Reasons: []string{MachineNodeHealthyReason, MachineNodeUnhealthyReason, MachineNodeHealthUnknownReason}},
+	{Type: MachineNodeReadyCondition, Polarity: PositiveConditionPolarity, InReady: Always, Owned: Always, Priority: 4,
+		Reasons: []string{MachineNodeReadyReason, MachineNodeNotReadyReason, MachineNodeReadyUnknownReason, MachineNodeDoesNotExistReason,
+			MachineNodeDeletedReason}},
+	{Type: MachinePausedCondition, Polarity: NegativeConditionPolarity, Owned: Always, Priority: 12,
+		Reasons: []string{MachinePausedReason, MachineNotPausedReason}},
+	{Type: MachineStalledCondition, Polarity: NegativeConditionPolarity, Owned: Always, Priority: 10,
+		Reasons: []string{MachineFailedReason}},
+	{Type: MachineStandbyCondition, Polarity: NegativeConditionPolarity, Owned: Always, Priority: 11,
+		Reasons: []string{MachineStandbyRequestedReason, MachineNotInStandbyReason}},
+	{Type: MachineUpdatingCondition, Polarity: NegativeConditionPolarity, Owned: WithVersion, Priority: 7,
+		Reasons: []string{MachineUpdatingKubeletVersionReason, MachineNotUpdatingReason, MachineUpdateFailedReason}},
 }
 
 // terminalReasons are the reasons that, on any condition, mean a terminal failure: the phase is
@@ -68,7 +90,13 @@ var terminalReasons = [...]string{MachineBootstrapFailedReason, MachineInfrastru
 
 // Catalog returns the condition catalog, one row per type, in catalog order (Ready first, then
 // alphabetical).
-func Catalog() []ConditionInfo { return slices.Clone(catalog[:]) }
+func Catalog() []ConditionInfo {
+	rows := slices.Clone(catalog[:])
+	for i := range rows {
+		rows[i].Reasons = slices.Clone(rows[i].Reasons)
+	}
+	return rows
+}
 
 // CatalogInfo returns the catalog's row of conditionType, and false when the type is not in the
 // catalog.
@@ -77,7 +105,9 @@ func CatalogInfo(conditionType string) (ConditionInfo, bool) {
 	if i < 0 {
 		return ConditionInfo{}, false
 	}
-	return catalog[i], true
+	c := catalog[i]
+	c.Reasons = slices.Clone(c.Reasons)
+	return c, true
 }
 
 // IsNegativePolarity reports whether the catalog gives conditionType negative polarity (True is

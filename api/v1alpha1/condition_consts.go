@@ -1,13 +1,14 @@
 package v1alpha1
 
-// The condition catalog of a Machine. Each block names one condition type, says who sets it
-// and lists its reasons. Reasons are CamelCase and match the API server's reason pattern.
-// Names follow Cluster API v1beta2 where the meaning is the same.
+// The condition types of a Machine and their reasons. Each block names one condition type, says
+// who sets it and defines its reasons; the catalog (catalog.go) lists them per type. Reasons are
+// CamelCase and match the API server's reason pattern. Names follow Cluster API v1beta2 where
+// the meaning is the same.
 
 // Ready is the summary condition, computed by aggregate.Summarize from BootstrapConfigReady
 // (when a bootstrap is configured), InfrastructureReady, NodeReady, NodeHealthy,
 // HealthCheckSucceeded, every readiness gate and Deleting (negative). Its reasons are the
-// summary reasons of package aggregate (e.g. NoIssuesReported, MultipleIssuesReported).
+// summary reasons of package conditions (e.g. NoIssuesReported, MultipleIssuesReported).
 const (
 	// MachineReadyCondition is True when everything a Machine needs is fine.
 	MachineReadyCondition = "Ready"

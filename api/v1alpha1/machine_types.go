@@ -23,7 +23,7 @@ const (
 // MaxConditions is the most conditions status.conditions may hold (the CRD's maxItems): room for
 // the machinestatus controller's own (at most 12, one per type it owns) and at least 52 of other
 // writers. When other writers leave too little room, the controller omits its least important
-// conditions and says so (docs/reliability.md, "Condition capacity").
+// conditions and says so (docs/rules.md, "Conditions": the catalog's priority).
 const MaxConditions = 64
 
 // MachineSpec is what the Machine should be. The machinestatus controller never writes it.

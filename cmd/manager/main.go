@@ -52,6 +52,9 @@ type options struct {
 }
 
 func main() {
+	if printVersion(os.Args[1:], os.Stdout) {
+		return
+	}
 	var o options
 	bindMetricsFlags(flag.CommandLine, &o.metrics)
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the health and readiness probes bind to; \"0\" disables them.")

@@ -88,7 +88,7 @@ func run(manager, kubeconfig, assets string, args []string) (err error) {
 		return err
 	}
 	fmt.Printf("Embedded kube-apiserver at %s. Use it with:\n  export KUBECONFIG=%s\n  bin/k8s/kubectl get machines\n", cp.Config.Host, path)
-	fmt.Printf("Metrics (HTTPS, a token allowed to get /metrics; docs/metrics.md):\n  curl -sk -H \"Authorization: Bearer $(bin/k8s/kubectl create token -n %s %s)\" https://127.0.0.1:8443/metrics\n", scraperNamespace, scraperName)
+	fmt.Printf("Metrics (HTTPS, a token allowed to get /metrics; docs/operating.md):\n  curl -sk -H \"Authorization: Bearer $(bin/k8s/kubectl create token -n %s %s)\" https://127.0.0.1:8443/metrics\n", scraperNamespace, scraperName)
 
 	cmd := exec.Command(bin, append([]string{"--kubeconfig", path}, args...)...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr

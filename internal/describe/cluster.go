@@ -130,7 +130,7 @@ func (o *getOptions) runGrouped(ctx context.Context, r resolved) error {
 	}
 	_, labelKey, _ := strings.Cut(o.group.by, "=")
 	var lines []groupedLine
-	err := Visit(o.config, r.targets, o.query(r, false), func(obj runtime.Object) error {
+	err := Visit(ctx, o.config, r.targets, o.query(r, false), func(obj runtime.Object) error {
 		m, err := machineOf(obj)
 		if err != nil {
 			return err
@@ -195,7 +195,8 @@ func (o *getOptions) runGrouped(ctx context.Context, r resolved) error {
 		n.children = machineNodes(byKey[k], o.group.expand, now)
 		roots = append(roots, n)
 	}
-	return writeTree(roots, o.noHeaders).write(o.streams.Out, o.noHeaders, useColor(o.color, o.streams.Out))
+	noHeaders := *o.printFlags.NoHeaders
+	return writeTree(roots, noHeaders).write(o.streams.Out, noHeaders, useColor(o.color, o.streams.Out))
 }
 
 // describeCluster is describe cluster/NAME: the Cluster API cluster as a tree.
@@ -267,7 +268,7 @@ func (o *describeOptions) describeCluster(ctx context.Context, name string) erro
 	r := resolved{namespace: namespace, targets: []Target{{APIs: []schema.GroupVersionResource{ClusterAPIMachines}}}}
 	q := Query{Namespace: namespace, Selector: selector, ChunkSize: o.chunkSize}
 	_ = r
-	err = Visit(o.config, r.targets, q, func(obj runtime.Object) error {
+	err = Visit(ctx, o.config, r.targets, q, func(obj runtime.Object) error {
 		m, err := machineOf(obj)
 		if err != nil {
 			return err

@@ -105,7 +105,7 @@ func newRootCommand(name string, streams genericiooptions.IOStreams) (*cobra.Com
 	root.SetErr(streams.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Msg: err.Error()} })
 	config.AddFlags(root.PersistentFlags())
-	root.AddCommand(newDescribeCommand(name, config, streams, ran), newGetCommand(name, config, streams, ran))
+	root.AddCommand(newDescribeCommand(name, config, streams, ran), newGetCommand(name, config, streams, ran), newVersionCommand(name))
 	return root, ran
 }
 
@@ -180,7 +180,7 @@ func (o *describeOptions) run(ctx context.Context, args []string) error {
 	}
 	var ds []Description
 	var ms []Machine
-	err = Visit(o.config, r.targets, o.query(r, false), func(obj runtime.Object) error {
+	err = Visit(ctx, o.config, r.targets, o.query(r, false), func(obj runtime.Object) error {
 		m, err := machineOf(obj)
 		if err != nil {
 			return err

@@ -14,8 +14,8 @@ import (
 
 // Shell completion, through cobra's __complete (the shells' scripts from `completion SHELL`,
 // and kubectl for the plugin through kubectl_complete-machinestatus): resource types, then the
-// names of the Machines (or Clusters, after cluster/) of the namespace; flag values of -n, -o,
-// --group-by and --color.
+// names of the Machines (or Clusters, after cluster/) of the namespace; flag values of -n,
+// --group-by and --color (-o: kubectl's print flags).
 
 // resourceTypes are the TYPE spellings completed, in this order.
 var resourceTypes = []string{"machines", "machine", "ma", "msm", "machines.cluster.x-k8s.io", "machines.machinestatus.io"}
@@ -124,11 +124,8 @@ func registerFlagCompletions(cmd *cobra.Command, config *genericclioptions.Confi
 	})
 }
 
-// registerOutputCompletion completes get's -o and --group-by.
-func registerOutputCompletion(cmd *cobra.Command) {
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{
-		OutputWide, "json", "yaml", OutputName, "jsonpath=", "go-template=", "custom-columns=",
-	}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
+// registerGroupByCompletion completes get's --group-by (kubectl's print flags complete -o).
+func registerGroupByCompletion(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("group-by", cobra.FixedCompletions([]string{
 		groupByPool, groupByCluster, groupByOwner, groupByLabel + "=",
 	}, cobra.ShellCompDirectiveNoFileComp))

@@ -10,6 +10,7 @@
 // status as the controller wrote it.
 //
 // One concern per file: resource.go turns the command line into the Machine APIs and names to
-// read, fetch.go reads them, description.go builds what is printed, text.go and structured.go
-// print it, command.go wires the cobra command and its flags.
+// read, fetch.go reads them (stream.go streams whole lists), description.go builds what is
+// printed, text.go and structured.go print it, sort.go and customcolumns.go apply kubectl's own
+// --sort-by and -o custom-columns, command.go wires the cobra command and its flags.
 package describe

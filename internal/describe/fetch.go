@@ -1,6 +1,7 @@
 package describe
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -72,22 +73,23 @@ type Query struct {
 	Raw bool
 }
 
-// Visit reads the Machines each target names through cli-runtime's resource.Builder (config
-// gives the connection), target by target, each target's APIs in order, and calls fn with each
-// one as it arrives (a LIST is paged by q.ChunkSize and nothing of a page is kept): a typed
-// *v1alpha1.Machine or *clusterv1.Machine, or with q.Raw an *unstructured.Unstructured. A named
-// Machine may exist in several of its target's APIs: each one found is visited.
+// Visit reads the Machines each target names (config gives the connection), target by target,
+// each target's APIs in order, and calls fn with each one as it arrives, keeping nothing: a
+// typed *v1alpha1.Machine or *clusterv1.Machine, or with q.Raw an *unstructured.Unstructured.
+// Every Machine of an API is streamed (streamList); where the API server does not stream, and
+// for named Machines, cli-runtime's resource.Builder reads them (a LIST paged by q.ChunkSize).
+// A named Machine may exist in several of its target's APIs: each one found is visited.
 //
 // It returns a *NotFoundError when a named Machine exists in none of its target's APIs, a
 // *NotInstalledError when none of a target's APIs is served (a 404 for the resource itself,
 // e.g. a CRD removed since discovery was cached), fn's error, or the API server's error as it
 // is (e.g. Forbidden: apierrors.IsForbidden reports it).
-func Visit(config genericclioptions.RESTClientGetter, targets []Target, q Query, fn func(runtime.Object) error) error {
+func Visit(ctx context.Context, config genericclioptions.RESTClientGetter, targets []Target, q Query, fn func(runtime.Object) error) error {
 	for _, t := range targets {
 		var installed []schema.GroupVersionResource
 		found := false
 		for _, api := range t.APIs {
-			n, served, err := visitOne(config, api, t.Name, q, fn)
+			n, served, err := visitOne(ctx, config, api, t.Name, q, fn)
 			if err != nil {
 				return err
 			}
@@ -110,8 +112,14 @@ func Visit(config genericclioptions.RESTClientGetter, targets []Target, q Query,
 // visitOne visits the Machine name (every Machine matching q's selector when name is empty)
 // of one API and returns how many it visited. served is false when the server answers 404 for
 // the resource itself.
-func visitOne(config genericclioptions.RESTClientGetter, api schema.GroupVersionResource, name string, q Query,
+func visitOne(ctx context.Context, config genericclioptions.RESTClientGetter, api schema.GroupVersionResource, name string, q Query,
 	fn func(runtime.Object) error) (n int, served bool, err error) {
+	if name == "" {
+		n, err := streamList(ctx, config, api, q, fn)
+		if !errors.Is(err, errNotStreamed) {
+			return n, true, err
+		}
+	}
 	b := resource.NewBuilder(config)
 	if q.Raw {
 		b = b.Unstructured()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -40,46 +39,34 @@ type GetOptions struct {
 	WithKind bool
 	// PoolLabel is the label naming a machinestatus Machine's pool (aggregate.Pool).
 	PoolLabel string
-	// SortBy is a kubectl --sort-by JSONPath; empty keeps the server's order.
+	// SortBy is a kubectl --sort-by JSONPath, applied to each API's Machines as kubectl get
+	// applies it to a table's objects; empty keeps the server's order.
 	SortBy string
 	// Now is the time AGE is computed at.
 	Now time.Time
 }
 
-// getRow is one Machine's row: only strings, so that a long list keeps no objects.
-type getRow struct {
-	cells []cell
-	// key is the --sort-by value.
-	key sortKey
-}
-
-// getTable gathers the rows of one Machine API as the Machines arrive.
+// getTable gathers the rows of one Machine API as the Machines arrive: only strings, so that
+// a long list keeps no objects, except with --sort-by, which kubectl's sorter reads from the
+// objects (objs, one per row).
 type getTable struct {
 	api       schema.GroupVersionResource
-	rows      []getRow
+	rows      [][]cell
+	objs      []runtime.Object
 	noHistory bool
 }
 
 // tables gathers get's tables, one per Machine API, in machineAPIs order.
 type tables struct {
-	o      GetOptions
-	sorter *sorter
-	byAPI  map[schema.GroupVersionResource]*getTable
+	o     GetOptions
+	byAPI map[schema.GroupVersionResource]*getTable
 }
 
-func newTables(o GetOptions) (*tables, error) {
-	t := &tables{o: o, byAPI: map[schema.GroupVersionResource]*getTable{}}
-	if o.SortBy != "" {
-		s, err := newSorter(o.SortBy)
-		if err != nil {
-			return nil, err
-		}
-		t.sorter = s
-	}
-	return t, nil
+func newTables(o GetOptions) *tables {
+	return &tables{o: o, byAPI: map[schema.GroupVersionResource]*getTable{}}
 }
 
-// add adds the row of the Machine obj (typed).
+// add adds the row of the Machine obj (typed, or unstructured as the server sent it).
 func (t *tables) add(obj runtime.Object) error {
 	m, err := machineOf(obj)
 	if err != nil {
@@ -95,13 +82,10 @@ func (t *tables) add(obj runtime.Object) error {
 		tb = &getTable{api: api}
 		t.byAPI[api] = tb
 	}
-	r := getRow{cells: rowCells(m, d, t.o)}
-	if t.sorter != nil {
-		if r.key, err = t.sorter.key(obj); err != nil {
-			return err
-		}
+	tb.rows = append(tb.rows, rowCells(m, d, t.o))
+	if t.o.SortBy != "" {
+		tb.objs = append(tb.objs, obj)
 	}
-	tb.rows = append(tb.rows, r)
 	if api == ClusterAPIMachines && d.LastOperationSource == LastOperationFromConditions {
 		tb.noHistory = true
 	}
@@ -127,14 +111,15 @@ func (t *tables) write(w io.Writer) (noHistory bool, err error) {
 		if tb == nil {
 			continue
 		}
-		if t.sorter != nil {
-			sort.SliceStable(tb.rows, func(i, j int) bool { return tb.rows[i].key.less(tb.rows[j].key) })
+		if t.o.SortBy != "" {
+			if err := sortRows(tb.rows, tb.objs, t.o.SortBy); err != nil {
+				return noHistory, err
+			}
 		}
 		o := t.o
 		o.WithKind = o.WithKind || len(t.byAPI) > 1
 		tt := &textTable{headers: headers(api, o)}
-		for _, r := range tb.rows {
-			cells := r.cells
+		for _, cells := range tb.rows {
 			if o.WithKind {
 				cells = slices.Clone(cells)
 				cells[nameColumn(o)].text = "machine." + api.Group + "/" + cells[nameColumn(o)].text

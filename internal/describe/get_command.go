@@ -11,31 +11,28 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
+	kget "k8s.io/kubectl/pkg/cmd/get"
 )
 
-// Output formats of get's --output besides the printers of genericclioptions.PrintFlags.
-const (
-	OutputWide = "wide"
-	OutputName = "name"
-)
+// OutputWide is get's -o wide: our table with more columns.
+const OutputWide = "wide"
 
 // getOptions are get's flags and what it runs with.
+// printFlags are kubectl get's own (-o, --no-headers, --show-labels, --sort-by, -L,
+// --show-kind, --template, …): the default and wide tables are ours, every other format
+// kubectl's printer.
 type getOptions struct {
 	listOptions
-	printFlags   *genericclioptions.PrintFlags
-	noHeaders    bool
-	showLabels   bool
-	labelColumns []string
-	sortBy       string
-	watch        bool
-	watchOnly    bool
-	group        groupFlags
+	printFlags *kget.PrintFlags
+	watch      bool
+	watchOnly  bool
+	group      groupFlags
 }
 
 // newGetCommand returns `get`, named name in its examples.
 func newGetCommand(name string, config *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, ran *bool) *cobra.Command {
 	o := &getOptions{listOptions: listOptions{config: config, streams: streams, now: time.Now},
-		printFlags: genericclioptions.NewPrintFlags("").WithTypeSetter(scheme)}
+		printFlags: kget.NewGetPrintFlags()}
 	cmd := newListCommand(name, commandSpec{
 		verb:  "get",
 		short: "List Machines with their phase and lastOperation, as kubectl get does; group them by pool or cluster",
@@ -50,9 +47,9 @@ one, LAST-OP ends in * and a note says it was derived from the conditions alone.
 
 TYPE is machine or machines (every Machine API the server serves), machines.cluster.x-k8s.io
 or ma (Cluster API), machines.machinestatus.io or msm (machinestatus). Without arguments, every
-Machine of the namespace. Lists are read in pages of --chunk-size and printed without keeping
-the objects; --sort-by and --group-by need every row before printing the first (the rows are
-kept, not the objects).
+Machine of the namespace. Lists are streamed from the API server's cache (where it does not
+stream, read in pages of --chunk-size) and printed without keeping the objects; --group-by
+keeps every row before printing the first, --sort-by every Machine, as kubectl get does.
 
 -o json, yaml, name, jsonpath, go-template and custom-columns print the Machines as the API
 server returned them (json, yaml, jsonpath and go-template exactly; tables cleaned of terminal
@@ -90,42 +87,45 @@ one Machine API (ma or msm when the server serves both) and at most one name.`,
 	}, &o.listOptions, ran, o.run)
 	o.printFlags.AddFlags(cmd)
 	fs := cmd.Flags()
-	fs.Lookup("output").Usage = "Output format: wide, json, yaml, name, jsonpath=..., go-template=..., custom-columns=... " +
-		"(and their -file forms; default: a table)."
-	fs.BoolVar(&o.noHeaders, "no-headers", false, "Print the table without its header.")
-	fs.BoolVar(&o.showLabels, "show-labels", false, "Add the Machines' labels as the last column.")
-	fs.StringSliceVarP(&o.labelColumns, "label-columns", "L", nil, "Label keys to show as columns (comma-separated or repeated), as kubectl get -L.")
-	fs.StringVar(&o.sortBy, "sort-by", "", "Sort the rows by this JSONPath of the Machines, e.g. .metadata.name (reads every page first).")
 	fs.BoolVarP(&o.watch, "watch", "w", false, "After listing the Machines, print a line for each change of one of them (one Machine API, at most one name), until interrupted.")
 	fs.BoolVar(&o.watchOnly, "watch-only", false, "Print a line for each change, without listing the Machines first.")
 	o.group.addFlags(fs)
-	registerOutputCompletion(cmd)
+	registerGroupByCompletion(cmd)
 	return cmd
+}
+
+// sortBy is --sort-by.
+func (o *getOptions) sortBy() string { return *o.printFlags.HumanReadableFlags.SortBy }
+
+// printer returns kubectl's printer of the output format, or nil for our tables (the default
+// and -o wide).
+func (o *getOptions) printer() (printers.ResourcePrinter, error) {
+	output := *o.printFlags.OutputFormat
+	template := o.printFlags.TemplateFlags.TemplateArgument
+	if output == OutputWide || (output == "" && (template == nil || *template == "")) {
+		return nil, nil
+	}
+	p, err := o.printFlags.ToPrinter()
+	if err != nil {
+		return nil, &UsageError{Msg: fmt.Sprintf("unknown output format %q: use wide, json, yaml, name, jsonpath=..., go-template=..., custom-columns=...: %v", output, err)}
+	}
+	return cleanColumns(p), nil
 }
 
 // run lists the Machines args name.
 func (o *getOptions) run(ctx context.Context, args []string) error {
-	output := ""
-	if o.printFlags.OutputFormat != nil {
-		output = *o.printFlags.OutputFormat
-	}
-	var printer printers.ResourcePrinter
-	columns, err := newCustomColumns(output)
+	printer, err := o.printer()
 	if err != nil {
 		return err
 	}
-	switch {
-	case columns != nil, output == "", output == OutputWide:
-	default:
-		if printer, err = o.printFlags.ToPrinter(); err != nil {
-			return &UsageError{Msg: fmt.Sprintf("unknown output format %q: use wide, json, yaml, name, jsonpath=..., go-template=..., custom-columns=...: %v", output, err)}
-		}
+	if err := checkSortBy(o.sortBy()); err != nil {
+		return err
 	}
-	if o.group.by != "" && (printer != nil || columns != nil) {
-		return &UsageError{Msg: "--group-by prints a tree: not with -o " + output}
+	if o.group.by != "" && printer != nil {
+		return &UsageError{Msg: "--group-by prints a tree: not with -o " + *o.printFlags.OutputFormat}
 	}
 	if o.watch || o.watchOnly {
-		if o.group.by != "" || o.sortBy != "" {
+		if o.group.by != "" || o.sortBy() != "" {
 			return &UsageError{Msg: "--watch prints changes as they come: not with --group-by or --sort-by"}
 		}
 		return o.runWatch(ctx, args, printer)
@@ -138,30 +138,26 @@ func (o *getOptions) run(ctx context.Context, args []string) error {
 	case o.group.by != "":
 		return o.runGrouped(ctx, r)
 	case printer != nil:
-		return o.printObjects(r, printer)
-	case columns != nil:
-		return o.printCustomColumns(r, columns)
+		return o.printObjects(ctx, r, printer)
 	}
-	return o.printTables(r, output == OutputWide)
+	return o.printTables(ctx, r, *o.printFlags.OutputFormat == OutputWide)
 }
 
 // tableOptions returns the GetOptions of o's flags.
 func (o *getOptions) tableOptions(wide bool) GetOptions {
+	h := o.printFlags.HumanReadableFlags
 	return GetOptions{
-		AllNamespaces: o.allNamespaces, Wide: wide, NoHeaders: o.noHeaders, ShowLabels: o.showLabels,
-		LabelColumns: o.labelColumns, PoolLabel: o.poolLabel, SortBy: o.sortBy, Now: o.now(),
+		AllNamespaces: o.allNamespaces, Wide: wide, NoHeaders: *o.printFlags.NoHeaders, ShowLabels: *h.ShowLabels,
+		LabelColumns: *h.ColumnLabels, WithKind: *h.ShowKind, PoolLabel: o.poolLabel, SortBy: o.sortBy(), Now: o.now(),
 		Color: useColor(o.color, o.streams.Out),
 	}
 }
 
-// printTables prints get's tables: the Machines are read page by page, each turned into its
-// row at once.
-func (o *getOptions) printTables(r resolved, wide bool) error {
-	t, err := newTables(o.tableOptions(wide))
-	if err != nil {
-		return err
-	}
-	if err := Visit(o.config, r.targets, o.query(r, false), t.add); err != nil {
+// printTables prints get's tables: the Machines are read one by one, each turned into its row
+// at once (with --sort-by, read as the server sent them and kept for kubectl's sorter).
+func (o *getOptions) printTables(ctx context.Context, r resolved, wide bool) error {
+	t := newTables(o.tableOptions(wide))
+	if err := Visit(ctx, o.config, r.targets, o.query(r, o.sortBy() != ""), t.add); err != nil {
 		return err
 	}
 	if t.len() == 0 {
@@ -178,30 +174,20 @@ func (o *getOptions) printTables(r resolved, wide bool) error {
 	return nil
 }
 
-// printObjects prints the Machines as the server returned them with printer: the one Machine
-// when exactly one was named, else a v1 List of them all (sorted by --sort-by), as kubectl get
-// does.
-func (o *getOptions) printObjects(r resolved, printer printers.ResourcePrinter) error {
-	var items []unstructured.Unstructured
-	var keys []sortKey
-	var s *sorter
-	if o.sortBy != "" {
-		var err error
-		if s, err = newSorter(o.sortBy); err != nil {
-			return err
-		}
+// printObjects prints the Machines as the server returned them with kubectl's printer, as
+// kubectl get does: the one Machine when exactly one was named, else a v1 List of them all,
+// sorted by --sort-by with kubectl's SortingPrinter. Custom columns without --sort-by print
+// each Machine as it arrives.
+func (o *getOptions) printObjects(ctx context.Context, r resolved, printer printers.ResourcePrinter) error {
+	_, columns := printer.(cleaningPrinter)
+	if columns && o.sortBy() == "" {
+		return o.streamColumns(ctx, r, printer)
 	}
-	err := Visit(o.config, r.targets, o.query(r, true), func(obj runtime.Object) error {
+	var items []unstructured.Unstructured
+	err := Visit(ctx, o.config, r.targets, o.query(r, true), func(obj runtime.Object) error {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok {
 			return fmt.Errorf("read a %T, not an object", obj)
-		}
-		if s != nil {
-			k, err := s.key(u)
-			if err != nil {
-				return err
-			}
-			keys = append(keys, k)
 		}
 		items = append(items, *u)
 		return nil
@@ -209,20 +195,16 @@ func (o *getOptions) printObjects(r resolved, printer printers.ResourcePrinter) 
 	if err != nil {
 		return err
 	}
-	if s != nil {
-		sortItems(items, keys)
-	}
 	named := len(r.targets) == 1 && r.targets[0].Name != ""
 	if named && len(items) == 1 {
 		return printer.PrintObj(&items[0], o.streams.Out)
 	}
-	if *o.printFlags.OutputFormat == OutputName {
-		for i := range items {
-			if err := printer.PrintObj(&items[i], o.streams.Out); err != nil {
-				return err
-			}
-		}
+	if len(items) == 0 && columns {
+		o.noMachinesFound(r.namespace)
 		return nil
+	}
+	if o.sortBy() != "" {
+		printer = &kget.SortingPrinter{Delegate: printer, SortField: o.sortBy()}
 	}
 	list := &unstructured.UnstructuredList{Items: items}
 	list.SetAPIVersion("v1")
@@ -234,62 +216,21 @@ func (o *getOptions) printObjects(r resolved, printer printers.ResourcePrinter) 
 	return printer.PrintObj(list, o.streams.Out)
 }
 
-// sortItems sorts items by keys (stable), in place.
-func sortItems(items []unstructured.Unstructured, keys []sortKey) {
-	idx := make([]int, len(items))
-	for i := range idx {
-		idx[i] = i
-	}
-	sortStable(idx, func(a, b int) bool { return keys[a].less(keys[b]) })
-	sorted := make([]unstructured.Unstructured, len(items))
-	for i, j := range idx {
-		sorted[i] = items[j]
-	}
-	copy(items, sorted)
-}
-
-// printCustomColumns prints -o custom-columns.
-func (o *getOptions) printCustomColumns(r resolved, c *customColumns) error {
-	var s *sorter
-	var keys []sortKey
-	if o.sortBy != "" {
-		var err error
-		if s, err = newSorter(o.sortBy); err != nil {
-			return err
-		}
-	}
-	err := Visit(o.config, r.targets, o.query(r, true), func(obj runtime.Object) error {
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok {
-			return fmt.Errorf("read a %T, not an object", obj)
-		}
-		if s != nil {
-			k, err := s.key(u)
-			if err != nil {
-				return err
-			}
-			keys = append(keys, k)
-		}
-		return c.add(u)
+// streamColumns prints -o custom-columns a row per Machine as it arrives, aligned as kubectl
+// aligns them (one tab writer for the whole output).
+func (o *getOptions) streamColumns(ctx context.Context, r resolved, printer printers.ResourcePrinter) error {
+	w := printers.GetNewTabWriter(o.streams.Out)
+	n := 0
+	err := Visit(ctx, o.config, r.targets, o.query(r, true), func(obj runtime.Object) error {
+		n++
+		return printer.PrintObj(obj, w)
 	})
 	if err != nil {
 		return err
 	}
-	if s != nil {
-		idx := make([]int, len(keys))
-		for i := range idx {
-			idx[i] = i
-		}
-		sortStable(idx, func(a, b int) bool { return keys[a].less(keys[b]) })
-		rows := make([][]cell, len(idx))
-		for i, j := range idx {
-			rows[i] = c.table.rows[j]
-		}
-		c.table.rows = rows
-	}
-	if len(c.table.rows) == 0 {
+	if n == 0 {
 		o.noMachinesFound(r.namespace)
 		return nil
 	}
-	return c.table.write(o.streams.Out, o.noHeaders, false)
+	return w.Flush()
 }

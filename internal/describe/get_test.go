@@ -106,10 +106,7 @@ machine.cluster.x-k8s.io/capi-0   prod   Running         True   Create Successfu
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			tb, err := newTables(tt.o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tb := newTables(tt.o)
 			for _, m := range tt.ms {
 				var obj runtime.Object = m.Machinestatus
 				if m.ClusterAPI != nil {

@@ -137,10 +137,7 @@ func (p *watchPrinter) print(u *unstructured.Unstructured, api schema.GroupVersi
 	}
 	opts := o.tableOptions(*o.printFlags.OutputFormat == OutputWide)
 	opts.NoHeaders = opts.NoHeaders || p.printedRow
-	t, err := newTables(opts)
-	if err != nil {
-		return err
-	}
+	t := newTables(opts)
 	var obj runtime.Object = m.Machinestatus
 	if m.ClusterAPI != nil {
 		obj = m.ClusterAPI

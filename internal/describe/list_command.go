@@ -59,7 +59,7 @@ func newListCommand(name string, spec commandSpec, o *listOptions, ran *bool, ru
 	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, spec.allNamespacesHelp)
 	fs.StringVarP(&o.selector, "selector", "l", "", spec.selectorHelp)
 	fs.Int64Var(&o.chunkSize, "chunk-size", DefaultChunkSize,
-		"Read Machines in pages of this many (0: one request), as kubectl get does.")
+		"Where the API server does not stream lists, read Machines in pages of this many (0: one request), as kubectl get does.")
 	fs.StringVar(&o.color, "color", ColorAuto,
 		"Colour problems: auto (on a terminal, unless NO_COLOR is set), always or never.")
 	fs.StringVar(&o.poolLabel, "pool-label", aggregate.DefaultPoolLabel,

@@ -2,6 +2,8 @@ package describe
 
 import (
 	"bytes"
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	kget "k8s.io/kubectl/pkg/cmd/get"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
@@ -35,10 +39,7 @@ func TestTablesCleanOtherWritersText(t *testing.T) {
 				Description: hostile, LastUpdated: metav1.NewTime(getT0)},
 		},
 	}
-	tb, err := newTables(GetOptions{Now: now, Wide: true, LabelColumns: []string{"team"}, Color: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := newTables(GetOptions{Now: now, Wide: true, LabelColumns: []string{"team"}, Color: true})
 	if err := tb.add(m); err != nil {
 		t.Fatal(err)
 	}
@@ -75,72 +76,69 @@ func TestWriteTextCleansOtherWritersText(t *testing.T) {
 	}
 }
 
-func TestSortKeys(t *testing.T) {
-	s, err := newSorter("metadata.name")
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := []string{"m-10", "m-2", "m-1", "a"}
-	var keys []sortKey
-	var items []unstructured.Unstructured
-	for _, n := range names {
-		u := unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": n}}}
-		k, err := s.key(&u)
-		if err != nil {
-			t.Fatal(err)
+// TestSortRows: --sort-by orders a table's rows by its objects as kubectl get does: strings
+// byte by byte (m-10 before m-2), numbers by value, a missing value first; a JSONPath kubectl
+// cannot parse is a usage error, one that no object holds kubectl's error.
+func TestSortRows(t *testing.T) {
+	sorted := func(expr string, objs ...map[string]any) ([]string, error) {
+		var rows [][]cell
+		var os []runtime.Object
+		for i, o := range objs {
+			rows = append(rows, []cell{{text: strconv.Itoa(i)}})
+			os = append(os, &unstructured.Unstructured{Object: o})
 		}
-		keys, items = append(keys, k), append(items, u)
-	}
-	sortItems(items, keys)
-	var got []string
-	for _, u := range items {
-		got = append(got, u.GetName())
-	}
-	if diff := cmp.Diff([]string{"a", "m-1", "m-2", "m-10"}, got); diff != "" {
-		t.Errorf("natural order (-want +got):\n%s", diff)
-	}
-	num, _ := newSorter("{.spec.n}")
-	k := func(v any) sortKey {
-		key, err := num.key(&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"n": v}}})
-		if err != nil {
-			t.Fatal(err)
+		err := sortRows(rows, os, expr)
+		var got []string
+		for _, r := range rows {
+			got = append(got, r[0].text)
 		}
-		return key
+		return got, err
 	}
-	missing, _ := num.key(&unstructured.Unstructured{Object: map[string]any{}})
-	if !k(int64(2)).less(k(int64(10))) || k(int64(10)).less(k(int64(2))) || !missing.less(k(int64(0))) || !k(false).less(k(true)) {
-		t.Error("numbers by value, missing first, false before true")
+	named := func(n string) map[string]any { return map[string]any{"metadata": map[string]any{"name": n}} }
+	got, err := sorted("metadata.name", named("m-2"), named("m-10"), named("a"), named("m-1"))
+	if diff := cmp.Diff([]string{"2", "3", "1", "0"}, got); err != nil || diff != "" {
+		t.Errorf("by name (-want +got), %v:\n%s", err, diff)
 	}
-	if _, err := newSorter("{.bad"); err == nil {
-		t.Error("a bad JSONPath is a usage error")
+	n := func(v any) map[string]any { return map[string]any{"spec": map[string]any{"n": v}} }
+	got, err = sorted("{.spec.n}", n(int64(10)), n(int64(2)), map[string]any{}, n(int64(-1)))
+	if diff := cmp.Diff([]string{"2", "3", "1", "0"}, got); err != nil || diff != "" {
+		t.Errorf("by number (-want +got), %v:\n%s", err, diff)
+	}
+	if _, err := sorted(".spec.absent", n(int64(1)), n(int64(2))); err == nil || !strings.Contains(err.Error(), "couldn't find any field") {
+		t.Errorf("a field no object holds: want kubectl's error, got %v", err)
+	}
+	var usage *UsageError
+	if err := checkSortBy("{.bad"); !errors.As(err, &usage) {
+		t.Errorf("checkSortBy({.bad) = %v, want a usage error", err)
+	}
+	if err := checkSortBy(".status.phase"); err != nil {
+		t.Errorf("checkSortBy(.status.phase) = %v", err)
 	}
 }
 
-func TestCustomColumns(t *testing.T) {
-	c, err := newCustomColumns("custom-columns=NAME:.metadata.name,PHASE:.status.phase,NODE:.status.nodeRef.name")
+// TestCustomColumnsClean: -o custom-columns is kubectl's printer, fed Machines whose strings
+// (keys too) are cleaned: a hostile value prints escaped, in kubectl's layout.
+func TestCustomColumnsClean(t *testing.T) {
+	p, err := (&kget.CustomColumnsPrintFlags{}).ToPrinter("custom-columns=NAME:.metadata.name,PHASE:.status.phase,LABELS:.metadata.labels,NODE:.status.nodeRef.name")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, u := range []map[string]any{
-		{"metadata": map[string]any{"name": "w-1"}, "status": map[string]any{"phase": "Running", "nodeRef": map[string]any{"name": "n1"}}},
-		{"metadata": map[string]any{"name": "w-2"}, "status": map[string]any{"phase": "Fail\x1b[2Jed"}},
-	} {
-		if err := c.add(&unstructured.Unstructured{Object: u}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	list := &unstructured.UnstructuredList{Items: []unstructured.Unstructured{
+		{Object: map[string]any{"metadata": map[string]any{"name": "w-1"}, "status": map[string]any{"phase": "Running", "nodeRef": map[string]any{"name": "n1"}}}},
+		{Object: map[string]any{"metadata": map[string]any{"name": "w-2", "labels": map[string]any{"k\x07": "v"}}, "status": map[string]any{"phase": "Fail\x1b[2Jed\tx"}}},
+	}}
 	var b bytes.Buffer
-	if err := c.table.write(&b, false, false); err != nil {
+	if err := cleanColumns(p).PrintObj(list, &b); err != nil {
 		t.Fatal(err)
 	}
-	want := "NAME   PHASE           NODE\nw-1    Running         n1\nw-2    Fail\\x1b[2Jed   <none>\n"
+	want := "NAME   PHASE              LABELS         NODE\n" +
+		"w-1    Running            <none>         n1\n" +
+		"w-2    Fail\\x1b[2Jed\\tx   map[k\\x07:v]   <none>\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("custom columns (-want +got):\n%s", diff)
 	}
-	for _, bad := range []string{"custom-columns=", "custom-columns=NAME", "custom-columns=N:{.x"} {
-		if _, err := newCustomColumns(bad); err == nil {
-			t.Errorf("%s: want a usage error", bad)
-		}
+	if got := list.Items[1].Object["status"].(map[string]any)["phase"]; got != "Fail\x1b[2Jed\tx" {
+		t.Errorf("the Machine itself was changed: %q", got)
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package quietlog keeps expected, harmless rejections out of the manager's ERROR log: a
 // logr.LogSink wrapper logs them at verbosity 1 instead, so that every ERROR line is something
-// an operator must act on (docs/reliability.md, "Expected rejections are not errors").
+// an operator must act on (docs/operating.md, "Reliability").
 package quietlog
 
 import (

@@ -114,7 +114,7 @@ func TestKstatus(t *testing.T) {
 
 	// Updating (spec.version ahead of the Node's kubelet): Ready stays True (it does not
 	// summarize Updating), so once the new generation is observed the Machine is Current while it
-	// updates (docs/kubectl.md: wait for Updating=False to see an update end).
+	// updates (docs/cli.md, "kubectl": wait for Updating=False to see an update end).
 	env.UpdateMachine(t, ns, name, func(m *v1alpha1.Machine) { m.Spec.Version = "v1.36.4" })
 	env.WaitPhase(t, ns, name, v1alpha1.MachinePhaseUpdating)
 	waitKstatus(t, ns, name, status.CurrentStatus)

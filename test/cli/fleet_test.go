@@ -18,8 +18,12 @@ import (
 )
 
 // hostile is a provider's condition message that tries to clear the screen, move the cursor,
-// colour, set the window title, reverse the text and pass a Failed Machine off as Running.
-const hostile = "\x1b[2J\x1b[H\x1b[32m\x1b]0;owned\x07Phase: Running\u202e gninnuR\x00\x7f"
+// colour, set the window title, reverse the text and pass a Failed Machine off as Running; it
+// ends with backslashes typed as text.
+const hostile = "\x1b[2J\x1b[H\x1b[32m\x1b]0;owned\x07Phase: Running\u202e gninnuR\x00\x7f C:\\tmp\\x1b"
+
+// hostileEscaped is hostile as every reader prints it, and as the manager quotes it.
+const hostileEscaped = `\x1b[2J\x1b[H\x1b[32m\x1b]0;owned\x07Phase: Running\u202e gninnuR\x00\x7f C:\tmp\x1b`
 
 // rawControl reports the first raw control character of out other than a line feed.
 func rawControl(out string) (rune, bool) {
@@ -32,8 +36,9 @@ func rawControl(out string) (rune, bool) {
 }
 
 // TestHostileTextIsCleaned: a provider's message with terminal escapes reaches the Machines'
-// conditions; describe, get -o wide and the pool view print it escaped, -o json exactly, and
-// what the manager derives from it (Ready's summary, the lastOperation) holds it escaped.
+// conditions; -o json prints it exactly, and what the manager derives from it (Ready's summary)
+// holds it escaped; describe, get -o wide, the pool view and custom-columns print both escaped
+// once: the provider's message escaped, the manager's summary as it is (never \\x1b).
 func TestHostileTextIsCleaned(t *testing.T) {
 	ns := newNamespace(t, "hostile")
 	conds := failedConditions()
@@ -43,60 +48,78 @@ func TestHostileTextIsCleaned(t *testing.T) {
 	setCAPICondition(m, cond("InfrastructureReady", "False", "NotReady", hostile, time.Minute))
 	createCAPIMachine(t, m)
 
-	for _, args := range [][]string{
-		{"describe", "-n", ns},
-		{"get", "-n", ns, "-o", "wide", "--show-labels"},
-		{"get", "-n", ns, "--group-by=pool", "--expand"},
-		{"get", "-n", ns, "-o", "custom-columns=NAME:.metadata.name,MESSAGE:.status.conditions[*].message"},
-	} {
-		r := runPlugin(t, "", args...)
-		if r.code != 0 {
-			t.Fatalf("%v failed: %s", args, r)
-		}
-		if c, ok := rawControl(r.stdout); ok {
-			t.Errorf("%v printed a raw %U:\n%q", args, c, r.stdout)
-		}
-		if (args[0] == "describe" || strings.HasPrefix(args[len(args)-1], "custom-columns")) && !strings.Contains(r.stdout, `\x1b[2J`) {
-			t.Errorf("%v: want the message escaped (\\x1b[2J):\n%s", args, r.stdout)
-		}
-	}
-
-	// -o json stays exact: the other writer's message as written.
+	// -o json stays exact: the other writer's message as written; the manager's summary
+	// quotes it escaped.
 	r := runPlugin(t, "", "get", "msm/ms-hostile", "-n", ns, "-o", "json")
 	var got v1alpha1.Machine
 	if err := json.Unmarshal([]byte(r.stdout), &got); r.code != 0 || err != nil {
 		t.Fatalf("get -o json: %v: %s", err, r)
 	}
 	var exact bool
+	var ready string
 	for _, c := range got.Status.Conditions {
 		exact = exact || c.Message == hostile
+		if c.Type == v1alpha1.MachineReadyCondition {
+			ready = c.Message
+		}
 	}
 	if !exact {
 		t.Errorf("-o json lost the exact message: %+v", got.Status.Conditions)
 	}
-	// What the manager derives quotes it escaped.
-	for _, c := range got.Status.Conditions {
-		if c.Type == v1alpha1.MachineReadyCondition && (strings.ContainsRune(c.Message, 0x1b) || !strings.Contains(c.Message, `\x1b]0;owned\x07`)) {
-			t.Errorf("Ready's summary %q: want the message escaped", c.Message)
+	if !strings.Contains(ready, "NodeReady: "+hostileEscaped) || strings.ContainsRune(ready, '\n') {
+		t.Fatalf("Ready's summary %q: want one line quoting %q", ready, hostileEscaped)
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"describe", "-n", ns}, []string{ready, "│       " + hostileEscaped}},
+		{[]string{"get", "-n", ns, "-o", "wide", "--show-labels"}, nil},
+		{[]string{"get", "-n", ns, "--group-by=pool", "--expand"}, nil},
+		{[]string{"get", "msm", "-n", ns, "-o", "custom-columns=NAME:.metadata.name,MESSAGE:.status.conditions[*].message"},
+			[]string{"ms-hostile   " + ready + ",", "," + hostileEscaped + ","}},
+	} {
+		r := runPlugin(t, "", tt.args...)
+		if r.code != 0 {
+			t.Fatalf("%v failed: %s", tt.args, r)
+		}
+		if c, ok := rawControl(r.stdout); ok {
+			t.Errorf("%v printed a raw %U:\n%q", tt.args, c, r.stdout)
+		}
+		if strings.Contains(r.stdout, `\\`) {
+			t.Errorf("%v escaped a backslash (twice-escaped text):\n%s", tt.args, r.stdout)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%v: want %q in:\n%s", tt.args, want, r.stdout)
+			}
 		}
 	}
 }
 
 // TestGetPrinters: kubectl's printers and flags through the plugin: jsonpath, go-template,
-// custom-columns, --sort-by, -L, --chunk-size (pages of one), colour only when asked on a pipe.
+// custom-columns, --sort-by (kubectl's order: strings byte by byte), -L, --chunk-size, colour
+// only when asked on a pipe. Printed Machines read exactly as kubectl get prints them.
 func TestGetPrinters(t *testing.T) {
 	ns := newNamespace(t, "printers")
 	for _, name := range []string{"w-10", "w-2", "w-1"} {
 		createMachinestatusMachine(t, ns, name, map[string]string{"machinestatus.io/pool": "pool-" + name}, runningConditions()...)
 	}
 	createMachinestatusMachine(t, ns, "w-failed", nil, failedConditions()...)
+	columnsFile := filepath.Join(t.TempDir(), "columns")
+	if err := os.WriteFile(columnsFile, []byte("NAME POOL\n.metadata.name .metadata.labels.machinestatus\\.io/pool\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"get", "msm", "-n", ns, "-o", "jsonpath={.items[*].metadata.name}"}, "w-1 w-10 w-2 w-failed"},
 		{[]string{"get", "msm", "-n", ns, "--sort-by=.metadata.name", "-o", "name"},
-			"machine.machinestatus.io/w-1\nmachine.machinestatus.io/w-2\nmachine.machinestatus.io/w-10\nmachine.machinestatus.io/w-failed\n"},
+			"machine.machinestatus.io/w-1\nmachine.machinestatus.io/w-10\nmachine.machinestatus.io/w-2\nmachine.machinestatus.io/w-failed\n"},
+		{[]string{"get", "msm", "-n", ns, "--sort-by=.metadata.labels.machinestatus\\.io/pool", "-o", "custom-columns-file=" + columnsFile},
+			"NAME       POOL\nw-failed   <none>\nw-1        pool-w-1\nw-10       pool-w-10\nw-2        pool-w-2\n"},
 		{[]string{"get", "msm", "w-2", "-n", ns, "-o", "go-template={{.status.phase}}"}, "Running"},
 		{[]string{"get", "msm", "-n", ns, "--chunk-size=1", "-o", "custom-columns=NAME:.metadata.name,PHASE:.status.phase", "--sort-by={.status.phase}"},
 			"NAME       PHASE\nw-failed   Failed\nw-1        Running\nw-10       Running\nw-2        Running\n"},
@@ -105,10 +128,14 @@ func TestGetPrinters(t *testing.T) {
 		if r.code != 0 || r.stdout != tt.want {
 			t.Errorf("%v: want %q: %s", tt.args, tt.want, r)
 		}
+		theirs := runBinary(t, "", env.KubectlBin, append([]string{"get", "machines.machinestatus.io"}, tt.args[2:]...)...)
+		if theirs.code != 0 || theirs.stdout != r.stdout {
+			t.Errorf("%v: kubectl get prints otherwise: %s", tt.args, theirs)
+		}
 	}
 	r := runPlugin(t, "", "get", "msm", "-n", ns, "--chunk-size=1", "--sort-by=.metadata.name", "-L", "machinestatus.io/pool")
 	rows := parseTables(t, r.stdout)
-	if r.code != 0 || len(rows) != 1 || strings.Join(rows[0].project("NAME", "POOL"), " ") != "w-1|pool-w-1 w-2|pool-w-2 w-10|pool-w-10 w-failed|" {
+	if r.code != 0 || len(rows) != 1 || strings.Join(rows[0].project("NAME", "POOL"), " ") != "w-1|pool-w-1 w-10|pool-w-10 w-2|pool-w-2 w-failed|" {
 		t.Errorf("get --sort-by -L: %s", r)
 	}
 	if strings.Contains(r.stdout, "\x1b") {

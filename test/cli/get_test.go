@@ -1,16 +1,22 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/machinestatus/machinestatus/aggregate"
 	"github.com/machinestatus/machinestatus/internal/describe"
+	"github.com/machinestatus/machinestatus/test/embedded"
 )
 
 // table is one table of get's output: its rows, each a column → cell map.
@@ -189,5 +195,52 @@ func TestGetErrors(t *testing.T) {
 		if r.code != tt.code || !strings.Contains(r.stderr, tt.inStderr) {
 			t.Errorf("%s: want exit %d and %q on stderr: %s", strings.Join(tt.args, " "), tt.code, tt.inStderr, r)
 		}
+	}
+}
+
+// TestGetWithoutWatchPermission: a user who may list Machines but not watch them gets the same
+// tables: where the API server refuses the streamed list, get lists in pages of --chunk-size.
+func TestGetWithoutWatchPermission(t *testing.T) {
+	ns := newNamespace(t, "nowatch")
+	createMachinestatusMachine(t, ns, "ms-b", nil, runningConditions()...)
+	createMachinestatusMachine(t, ns, "ms-a", nil, failedConditions()...)
+	createCAPIMachine(t, runningCAPIMachine(t, ns, "capi-a"))
+	u, err := env.CP.AddUser("lister-" + ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "machine-lister"}, Rules: []rbacv1.PolicyRule{{
+		APIGroups: []string{"machinestatus.io", "cluster.x-k8s.io"}, Resources: []string{"machines"}, Verbs: []string{"get", "list"},
+	}}}
+	if err := env.CP.Grant(context.Background(), u.Name, ns, embedded.Roles{Roles: []*rbacv1.Role{role}}); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, u.Kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The tables without AGE, which may tick between two runs.
+	cells := func(r result) string {
+		var out []string
+		for _, tb := range parseTables(t, r.stdout) {
+			out = append(out, strings.Join(tb.project("NAME", "CLUSTER", "PHASE", "READY", "LAST-OP", "NODE"), "\n"))
+		}
+		return strings.Join(out, "\n\n")
+	}
+	admin := runPlugin(t, "", "get", "-n", ns)
+	want := "machine.machinestatus.io/ms-a||Failed|False|HealthCheck Failed|ms-a\n" +
+		"machine.machinestatus.io/ms-b||Running|True|Create Successful|ms-b\n\n" +
+		"machine.cluster.x-k8s.io/capi-a|prod-eu|Running|True|Create Successful*|ip-10-0-12-34.eu-west-1.compute.internal"
+	if got := cells(admin); admin.code != 0 || got != want {
+		t.Errorf("get as the admin: want\n%s\ngot %s", want, admin)
+	}
+	for _, args := range [][]string{{"get", "-n", ns}, {"get", "-n", ns, "--chunk-size=1"}} {
+		if r := runPlugin(t, kubeconfig, args...); r.code != 0 || cells(r) != want {
+			t.Errorf("%v as a user who may not watch: want the admin's tables\n%s\ngot %s", args, want, r)
+		}
+	}
+	r := runPlugin(t, kubeconfig, "get", "-A")
+	if r.code != describe.ExitError || !strings.Contains(r.stderr, "forbidden") {
+		t.Errorf("get -A without the right to list every namespace: want the API server's refusal: %s", r)
 	}
 }

@@ -112,7 +112,7 @@ func TestLifecycle(t *testing.T) {
 // TestInstalledOnARunningFleet: Cluster API Machines that Cluster API has run for an hour, with
 // no annotation (no history), come into the manager's shard (as on a fleet the manager is
 // installed on). Its first reconcile derives the lastOperation from what each Machine shows
-// (docs/phase-and-lastoperation.md, "Without history"): a registered Node (nodeRef) means
+// (docs/rules.md, "Without history"): a registered Node (nodeRef) means
 // creation finished, so a Node NotReady for an hour is a health check, never a creation.
 func TestInstalledOnARunningFleet(t *testing.T) {
 	ctx := context.Background()

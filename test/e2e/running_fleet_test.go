@@ -17,7 +17,7 @@ import (
 
 // TestInstalledOnARunningFleet: Machines whose Nodes registered an hour ago, created before any
 // manager ran (no status.lastOperation, no history), then the manager starts. Its first
-// reconcile derives lastOperation from what the objects show (docs/phase-and-lastoperation.md,
+// reconcile derives lastOperation from what the objects show (docs/rules.md,
 // "Without history"): a registered Node means creation finished, so a Node NotReady for an hour
 // is a health check (Processing while its timer runs, Failed once it ran out), never a creation
 // (Create Processing, then Create Failed), not even in a first write corrected later.

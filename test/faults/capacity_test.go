@@ -29,7 +29,7 @@ import (
 const otherWriter = "other-writer"
 
 // TestConditionCapacity gives a Running Machine many conditions of another writer and checks
-// the capacity rule (docs/reliability.md, "Condition capacity"):
+// the capacity rule (docs/rules.md, "Conditions": the catalog's priority):
 //   - 23 of theirs (the instance; 32 was the limit): a spec.version change and a
 //     NotReady Node are still shown, with observedGeneration, and theirs are kept;
 //   - 55 of theirs and 9 of ours fill the 64 places; when a spec.version makes us want a 10th,

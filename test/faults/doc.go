@@ -3,5 +3,5 @@
 // (test/internal/fleet): an API server outage, SIGKILL and restart, leader election takeover,
 // injected write conflicts (409) and deletion under every manager state. The tests are behind
 // the build tag "faults" (`make test` runs them: `go test -tags faults ./test/faults/`), and
-// docs/reliability.md records what they check and the figures of a run.
+// docs/operating.md ("Reliability") records the figures of a run.
 package faults

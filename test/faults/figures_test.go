@@ -6,18 +6,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/machinestatus/machinestatus/test/internal/docblock"
 	"github.com/machinestatus/machinestatus/test/internal/host"
 )
 
-// figureBook collects the figures each test logs, by section of docs/reliability.md, so that a
-// run with FAULTS_WRITE_DOCS=1 records them there.
+// figureBook collects the figures each test logs, by section, so that a run with
+// FAULTS_WRITE_DOCS=1 records them in docs/operating.md.
 type figureBook struct {
 	mu sync.Mutex
 	// setupTook is the time to start the shared fleet, suiteTook that of the whole run.
@@ -50,36 +50,33 @@ func (b *figureBook) section(t *testing.T, section string) func(name, format str
 	}
 }
 
-// writeDocs replaces, in root/docs/reliability.md, the text between the markers
-// <!-- faults:SECTION begin --> and <!-- faults:SECTION end --> of every section with its
-// figures. It returns an error naming a section whose markers are missing.
+// writeDocs writes, in root/docs/operating.md, every section's figures into its generated block
+// faults:SECTION, and the run's host and duration into faults:run (docblock's markers). It
+// returns an error naming a block that is missing.
 func (b *figureBook) writeDocs(root string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	path := filepath.Join(root, "docs", "reliability.md")
+	path := filepath.Join(root, "docs", "operating.md")
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("cannot record the figures: %w", err)
 	}
 	text := string(doc)
 	for _, section := range sortedKeys(b.rows) {
-		begin, end := "<!-- faults:"+section+" begin -->", "<!-- faults:"+section+" end -->"
-		re := regexp.MustCompile(`(?s)` + regexp.QuoteMeta(begin) + `.*?` + regexp.QuoteMeta(end))
-		if !re.MatchString(text) {
-			return fmt.Errorf("cannot record the figures of %q: %s has no %s … %s", section, path, begin, end)
-		}
 		var s strings.Builder
-		fmt.Fprintf(&s, "%s\n| figure | value |\n|---|---|\n", begin)
+		s.WriteString("| figure | value |\n|---|---|\n")
 		for _, r := range b.rows[section] {
 			fmt.Fprintf(&s, "| %s | %s |\n", r[0], r[1])
 		}
-		fmt.Fprintf(&s, "| test duration | %.0f s |\n%s", b.took[section].Seconds(), end)
-		text = re.ReplaceAllLiteralString(text, s.String())
+		fmt.Fprintf(&s, "| test duration | %.0f s |\n", b.took[section].Seconds())
+		if text, err = docblock.Replace(text, "faults:"+section, s.String()); err != nil {
+			return fmt.Errorf("cannot record the figures of %q in %s: %w", section, path, err)
+		}
 	}
-	begin, end := "<!-- faults:run begin -->", "<!-- faults:run end -->"
-	run := fmt.Sprintf("%s\nRecorded by `FAULTS_WRITE_DOCS=1 make test-faults` on %s (%d cores, %s), %s: the whole run took %.0f s,\nof which %.0f s to start the control plane, kwok and the provider.\n%s",
-		begin, host.CPUModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"), b.suiteTook.Seconds(), b.setupTook.Seconds(), end)
-	re := regexp.MustCompile(`(?s)` + regexp.QuoteMeta(begin) + `.*?` + regexp.QuoteMeta(end))
-	text = re.ReplaceAllLiteralString(text, run)
+	run := fmt.Sprintf("Recorded by `FAULTS_WRITE_DOCS=1 make test-faults` on %s (%d cores, %s), %s: the whole run took %.0f s,\nof which %.0f s to start the control plane, kwok and the provider.\n",
+		host.CPUModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"), b.suiteTook.Seconds(), b.setupTook.Seconds())
+	if text, err = docblock.Replace(text, "faults:run", run); err != nil {
+		return fmt.Errorf("cannot record the run in %s: %w", path, err)
+	}
 	return os.WriteFile(path, []byte(text), 0o644)
 }

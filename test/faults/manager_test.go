@@ -136,7 +136,7 @@ func (fx *fixture) allowErrors(a ...managerlog.Allowed) {
 
 // checkLog fails the test when the log of manager name holds an ERROR line that neither
 // managerlog.Always nor the test's allowErrors explains: every ERROR must be something an
-// operator must act on (docs/reliability.md, "Expected rejections are not errors").
+// operator must act on (docs/operating.md, "Reliability").
 func (fx *fixture) checkLog(name, path string) {
 	fx.mu.Lock()
 	allowed := slices.Clone(fx.allowed)

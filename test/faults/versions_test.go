@@ -33,7 +33,7 @@ func (k upKind) crdName() string { return k.plural + "." + k.group }
 
 // TestProviderAPIVersionChanges changes the API versions of a provider's infrastructure and
 // bootstrap kinds while the manager runs, and checks that the Machines follow without a restart
-// (docs/reliability.md, "Referenced kinds whose API versions change"):
+// (package refs' documentation, "Versions from the CRD"):
 //   - the instance: both CRDs serve only v1beta1 and up-1 is Provisioned; then v1beta2
 //     becomes served and the storage version and v1beta1 is no longer served, up-1's UpMachine
 //     reports failureReason HostLost and a new up-2 is ready: up-1 must turn Failed

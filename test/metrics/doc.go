@@ -3,5 +3,5 @@
 // (test/internal/fleet), checks who may scrape /metrics (HTTPS, the default: a token bound to
 // config/rbac's metrics-reader may), drives Machines through phases, scrapes /metrics with that
 // token and checks the values against the Machines the API server holds, and that
-// docs/metrics.md lists only metrics the endpoint serves.
+// docs/operating.md lists only metrics the endpoint serves.
 package metrics

@@ -13,16 +13,16 @@ import (
 	"github.com/machinestatus/machinestatus/test/internal/repo"
 )
 
-// metricRow matches a docs/metrics.md table row naming one metric in its first cell.
+// metricRow matches a docs/operating.md table row naming one metric in its first cell.
 var metricRow = regexp.MustCompile("^\\| `([a-zA-Z_:][a-zA-Z0-9_:]*)` \\|")
 
-// documentedMetrics returns the metric names docs/metrics.md lists in its tables.
+// documentedMetrics returns the metric names docs/operating.md lists in its tables.
 func documentedMetrics() ([]string, error) {
 	root, err := repo.Root()
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(root, "docs", "metrics.md"))
+	b, err := os.ReadFile(filepath.Join(root, "docs", "operating.md"))
 	if err != nil {
 		return nil, err
 	}

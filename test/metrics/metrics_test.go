@@ -52,7 +52,7 @@ const (
 //     lastOperation is that result;
 //   - each has HELP text, its type and only its labels; controller-runtime's reconcile, workqueue
 //     and leader election metrics for the machine controller are there;
-//   - every metric docs/metrics.md lists is served.
+//   - every metric docs/operating.md lists is served.
 //
 // It also checks the health port answers /healthz and /readyz, which the Deployment probes.
 func TestMetricsEndpoint(t *testing.T) {
@@ -235,25 +235,25 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Errorf("workqueue_adds_total{name=\"machine\"} = %v, want at least %v", got, created)
 	}
 
-	// docs/metrics.md's table of our metrics is this scrape's; it lists only metrics the
+	// docs/operating.md's table of our metrics is this scrape's; it lists only metrics the
 	// endpoint serves.
 	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}
-	docblock.Sync(t, filepath.Join(root, "docs", "metrics.md"), "metrics", metricsTable(fams), "METRICS_WRITE_DOCS", nil)
+	docblock.Sync(t, filepath.Join(root, "docs", "operating.md"), "metrics", metricsTable(fams), "METRICS_WRITE_DOCS", nil)
 	documented, err := documentedMetrics()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range documented {
 		if _, ok := fams[name]; !ok {
-			t.Errorf("docs/metrics.md lists %s, which the manager does not serve", name)
+			t.Errorf("docs/operating.md lists %s, which the manager does not serve", name)
 		}
 	}
 	for name := range fams {
 		if strings.HasPrefix(name, "machinestatus_") && !slices.Contains(documented, name) {
-			t.Errorf("the manager serves %s, which docs/metrics.md does not list", name)
+			t.Errorf("the manager serves %s, which docs/operating.md does not list", name)
 		}
 	}
 	if t.Failed() {

@@ -2,8 +2,10 @@
 // the same Machines: it starts the embedded control plane, creates Machines of both APIs in
 // steps (e.g. 1000, then 5000 of each), and at each step runs each pair of commands
 // interleaved, -runs times, reporting the median wall time and peak RSS (getrusage's maxrss)
-// and their ratios. `make bench-cli N=5000` runs it; -write-docs records the table in
-// docs/benchmarks.md (between <!-- cli begin --> and <!-- cli end -->). It asserts nothing.
+// and their ratios, with the host's load average before and after. `make bench-cli N=5000` runs
+// it; -write-docs records the table in docs/benchmarks.md (between <!-- cli begin --> and
+// <!-- cli end -->). It asserts nothing. With -hold it only creates the Machines and keeps the
+// control plane until interrupted, printing its kubeconfig: to profile a command against them.
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -64,6 +67,7 @@ func run() int {
 	stepsFlag := flag.String("steps", "", "Comma-separated Machine counts per API to measure at, ending at -n (default: n/5 and n).")
 	runs := flag.Int("runs", 5, "Runs of each command per step (interleaved).")
 	writeDocs := flag.Bool("write-docs", false, "Record the table in docs/benchmarks.md.")
+	hold := flag.Bool("hold", false, "Create the Machines of the last step, print the kubeconfig and keep the control plane until interrupted; measure nothing.")
 	flag.Parse()
 	steps := []int{max(1, *n/5), *n}
 	if *stepsFlag != "" {
@@ -78,10 +82,16 @@ func run() int {
 		}
 	}
 	steps = slices.Compact(steps)
-	out, err := measure(steps, *runs)
+	if *hold {
+		steps = steps[len(steps)-1:]
+	}
+	out, err := measure(steps, *runs, *hold)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bench-cli FAILED: %v\n", err)
 		return 1
+	}
+	if *hold {
+		return 0
 	}
 	fmt.Print(out)
 	if *writeDocs {
@@ -97,8 +107,9 @@ func run() int {
 	return 0
 }
 
-// measure runs the steps and returns the table.
-func measure(steps []int, runs int) (string, error) {
+// measure runs the steps and returns the table; with hold, it creates the Machines of the
+// steps and waits for an interrupt instead.
+func measure(steps []int, runs int, hold bool) (string, error) {
 	root, err := repo.Root()
 	if err != nil {
 		return "", err
@@ -129,6 +140,7 @@ func measure(steps []int, runs int) (string, error) {
 	fmt.Fprintf(&b, "Machines of each API | command | machinestatus wall | kubectl wall | wall ratio | machinestatus peak RSS | kubectl peak RSS | RSS ratio\n")
 	fmt.Fprintf(&b, "---|---|---|---|---|---|---|---\n")
 	created := 0
+	var loads []float64
 	for _, step := range steps {
 		start := time.Now()
 		if err := createMachines(env, fixture, created, step); err != nil {
@@ -136,6 +148,13 @@ func measure(steps []int, runs int) (string, error) {
 		}
 		fmt.Fprintf(os.Stderr, "created %d Machines of each API in %s\n", step-created, time.Since(start).Round(time.Second))
 		created = step
+		if hold {
+			fmt.Fprintf(os.Stderr, "KUBECONFIG=%s HOME=%s (Ctrl-C stops the control plane)\n", env.Kubeconfig, home)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			<-ctx.Done()
+			stop()
+			return "", nil
+		}
 		for _, p := range pairs {
 			// Warm kubectl's discovery cache (HOME) for both.
 			if _, err := runOnce(env.Kubeconfig, home, cli, p.ours); err != nil {
@@ -146,6 +165,7 @@ func measure(steps []int, runs int) (string, error) {
 			}
 			var ours, theirs []sample
 			for r := range runs {
+				loads = append(loads, loadAverage())
 				first, second := cli, env.KubectlBin
 				firstArgs, secondArgs := p.ours, p.kubectl
 				if r%2 == 1 {
@@ -173,8 +193,24 @@ func measure(steps []int, runs int) (string, error) {
 			b.WriteString(line)
 		}
 	}
-	fmt.Fprintf(&b, "\nMedians of %d interleaved runs each; %d cores, %s.\n", runs, runtime.NumCPU(), runtime.Version())
+	loads = append(loads, loadAverage())
+	fmt.Fprintf(&b, "\nMedians of %d interleaved runs each; %d cores, %s; load average (1 min) %.1f–%.1f during the runs.\n",
+		runs, runtime.NumCPU(), runtime.Version(), slices.Min(loads), slices.Max(loads))
 	return b.String(), nil
+}
+
+// loadAverage returns the host's 1-minute load average (/proc/loadavg), or -1 when unreadable.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	first, _, _ := strings.Cut(string(b), " ")
+	v, err := strconv.ParseFloat(first, 64)
+	if err != nil {
+		return -1
+	}
+	return v
 }
 
 // median returns the median wall time and the median peak RSS of ss (each on its own).

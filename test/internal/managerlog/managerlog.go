@@ -1,6 +1,6 @@
 // Package managerlog reads a bin/manager log and returns its ERROR lines that are not explained
 // by an allowlist, so that tests can check that the manager logs at ERROR only what an
-// operator must act on (docs/reliability.md, "Expected rejections are not errors").
+// operator must act on (docs/operating.md, "Reliability").
 package managerlog
 
 import (

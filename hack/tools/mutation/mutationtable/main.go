@@ -1,7 +1,8 @@
 // Command mutationtable prints the table of make mutation from gremlins' JSON results
 // (gremlins unleash -o FILE), one file per package named PACKAGE.json: a Markdown row per
 // package (killed, lived, timed out, not covered, efficacy, mutator coverage), then every
-// mutant that lived, as file:line:column and mutator, for docs/mutation.md.
+// mutant that lived, as file:line:column and mutator, for the list of
+// equivalent mutants in docs/development.md.
 //
 // Efficacy is killed / (killed + lived); mutator coverage is (killed + lived) / (killed +
 // lived + not covered), both as gremlins computes them.
