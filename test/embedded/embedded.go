@@ -145,7 +145,7 @@ func assetsDir(dir string) (string, error) {
 		return "", fmt.Errorf("cannot resolve assets directory %q: %w", dir, err)
 	}
 	for _, name := range []string{"kube-apiserver", "etcd"} {
-		if _, err := os.Stat(filepath.Join(abs, name)); err != nil { //nolint:gosec // G703: the directory is the caller's own configuration (flag or KUBEBUILDER_ASSETS)
+		if _, err := os.Stat(filepath.Join(abs, name)); err != nil {
 			return "", fmt.Errorf("%w (looked in %s)", ErrAssetsMissing, abs)
 		}
 	}
