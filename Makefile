@@ -153,7 +153,8 @@ bench-tests:
 # config/prometheus (docs/alerts.md): the rule file checked and unit-tested by promtool (the tests
 # users run too), then test/prometheus, a module of its own with Prometheus's dependencies: the
 # generated PrometheusRule and dashboard are current, and every PromQL expression of the rules
-# and of the dashboard is evaluated by Prometheus's engine over a fleet's series.
+# and of the dashboard is evaluated by Prometheus's engine over series recorded from the manager
+# (test/prometheus/testdata/fleet-series.yaml; test/metrics's TestFleetSeries records it).
 .PHONY: prometheus-tests
 prometheus-tests: $(PROMTOOL)
 	$(PROMTOOL) check rules config/prometheus/rules/machinestatus.rules.yaml

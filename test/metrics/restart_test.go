@@ -46,7 +46,7 @@ func startBothAPIsFleet(t *testing.T, ctx context.Context, withClusterAPI bool) 
 	}
 	o := fleet.Options{
 		StateDir: t.TempDir(), Manager: "bin/manager", NoManager: true, BothMachineAPIs: true,
-		AddToScheme: []func(*runtime.Scheme) error{clusterv1.AddToScheme},
+		AddToScheme: []func(*runtime.Scheme) error{clusterv1.AddToScheme, apiextensionsv1.AddToScheme},
 	}
 	if withClusterAPI {
 		o.CRDs = []*apiextensionsv1.CustomResourceDefinition{crd.DeepCopy()}
