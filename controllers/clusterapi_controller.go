@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -66,12 +67,14 @@ type ClusterAPIMachineReconciler struct {
 	report  reporter
 }
 
-// deleteWriteDelay is how long a Delete waits, from its lastUpdated, before it is written:
-// Cluster API completes a deletion that nothing holds within a few seconds of the request (2-3 s
-// in test/clusterapi) and deletes the Machine object within a second of reporting
-// DeletionCompleted. A Delete Processing that ends meanwhile is an in-between state (its cause
-// stays in memory and is written with the result), and a Machine that is gone needs no
-// annotation (its result is reported when it goes).
+// deleteWriteDelay is how long a Delete waits, from its lastUpdated, before it is written while
+// Cluster API's finalizer is on the Machine: Cluster API completes a deletion that nothing holds
+// within a few seconds of the request (2-3 s in test/clusterapi) and deletes the Machine object
+// within a second of reporting DeletionCompleted. A Delete Processing that ends meanwhile is an
+// in-between state (its cause stays in memory and is written with the result), and a Machine
+// that is gone needs no annotation (its result is reported when it goes). Once Cluster API's
+// finalizer is gone, another controller's keeps the Machine: the result is written at once, so
+// that a manager started next does not report it again.
 const deleteWriteDelay = 5 * time.Second
 
 // SetupWithManager checks the reconciler's dependencies and registers a controller watching
@@ -101,9 +104,9 @@ func (r *ClusterAPIMachineReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return nil
 }
 
-// Reconcile derives the Machine's phase and lastOperation, reports them, and patches the
-// annotation when aggregate.MustKeep says so: get (NotFound: the Machine has ended) → baseline
-// → derive → report → patch.
+// Reconcile derives the Machine's phase and lastOperation, patches the annotation when
+// aggregate.MustKeep says so, and reports them: get (NotFound: the Machine has ended) →
+// baseline → derive → patch → report.
 func (r *ClusterAPIMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	now := clockOrReal(r.Clock).Now()
 	m := &clusterv1.Machine{}
@@ -131,26 +134,31 @@ func (r *ClusterAPIMachineReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	case stored == nil:
 		b = baseline{phaseKnown: true}
 	}
-	r.report.report(observation{m: m, cluster: aggregate.Cluster(m.Spec.ClusterName, m.Labels),
-		pool: aggregate.Pool(m.Labels, ""), phase: phase, op: op, upToDate: upToDate(m)}, b)
+	o := observation{m: m, cluster: aggregate.Cluster(m.Spec.ClusterName, m.Labels),
+		pool: aggregate.Pool(m.Labels, ""), phase: phase, op: op, upToDate: upToDate(m)}
 
-	if !aggregate.MustKeep(m, stored, op, clusterDeleting) {
-		return ctrl.Result{}, nil
-	}
-	if op.Type == v1alpha1.MachineOperationDelete {
+	// What must be kept is written before it is reported: a manager that stops in between
+	// leaves a result that the next one reads from the annotation, never reports twice.
+	keep := aggregate.MustKeep(m, stored, op, clusterDeleting)
+	if keep && op.Type == v1alpha1.MachineOperationDelete && controllerutil.ContainsFinalizer(m, clusterv1.MachineFinalizer) {
 		if wait := op.LastUpdated.Add(deleteWriteDelay).Sub(now); wait > 0 {
+			r.report.report(o, b)
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
 	}
-	produced, err := r.patchAnnotation(ctx, m, op)
-	switch {
-	case apierrors.IsNotFound(err):
-		r.gone(ctx, req.NamespacedName, now)
-		return ctrl.Result{}, nil
-	case err != nil:
-		return ctrl.Result{}, err
+	if keep {
+		produced, err := r.patchAnnotation(ctx, m, op)
+		switch {
+		case apierrors.IsNotFound(err):
+			r.report.report(o, b)
+			r.gone(ctx, req.NamespacedName, now)
+			return ctrl.Result{}, nil
+		case err != nil:
+			return ctrl.Result{}, err
+		}
+		r.written.put(req.NamespacedName, m.ResourceVersion, produced, *op)
 	}
-	r.written.put(req.NamespacedName, m.ResourceVersion, produced, *op)
+	r.report.report(o, b)
 	return ctrl.Result{}, nil
 }
 

@@ -7,10 +7,8 @@
 // section in docs/alerts.md. It is a module of its own: Prometheus's dependencies never move the
 // main module's.
 //
-// The series file is promtool's input_series format with a start_timestamp. internal/fleetsim
-// plays it today (TestSeriesFileUpToDate; PROMETHEUS_WRITE_SERIES=1 writes it). To use a
-// recording of the manager instead, scrape it every interval while driving the fleet (as
-// test/metrics does), write metricstest.InputSeries(start, interval, targetLabels, scrapes) of
-// the main module to monitoring.SeriesFile, remove internal/fleetsim and TestSeriesFileUpToDate,
-// and set TestAlertsOnScenario's expectations to what the recorded fleet does.
+// The series file is promtool's input_series format with a start_timestamp: the manager's
+// machinestatus_* series, recorded while a fleet of both Machine APIs runs through it.
+// test/metrics's TestFleetSeries, which says what happens minute by minute, writes it with
+// METRICS_WRITE_SERIES=1 and, in make test, checks that it holds the series a run gives.
 package prometheus

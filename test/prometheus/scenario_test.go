@@ -13,45 +13,46 @@ import (
 type firing struct{ From, To int }
 
 // TestAlertsOnScenario evaluates the rules over the series file, as Prometheus's rule manager
-// does every minute, and checks which alerts fire, for which Machine, pool or API, and when
-// (internal/fleetsim.Scenario says what happens in the fleet; the thresholds are the shipped
-// ones).
+// does every minute, and checks which alerts fire, for which Machine, pool or API, and when, with
+// the shipped thresholds. The series file is the manager recorded while test/metrics's
+// TestFleetSeries drives a fleet (its documentation says what happens at which minute).
 func TestAlertsOnScenario(t *testing.T) {
 	machine := func(group, ns, name, cluster, pool, phase, op, state string) string {
 		return fmt.Sprintf(`{api_group=%q, cluster=%q, name=%q, namespace=%q, operation_state=%q, operation_type=%q, phase=%q, pool=%q}`,
 			group, cluster, name, ns, state, op, phase, pool)
 	}
+	const ms, capi = "machinestatus.io", "cluster.x-k8s.io"
 	want := map[string]map[string]firing{
-		// Creating since m0: 2400 s reached at m40, above it from m41.
+		// workers-c has been creating since before m0 (its infrastructure never provisions):
+		// 2400 s passed at m40.
 		"MachineOperationStuck": {
-			machine("machinestatus.io", "fleet", "workers-c", "prod", "workers", "Provisioning", "Create", "Processing"): {41, 100},
+			machine(ms, "fleet", "workers-c", "prod", "workers", "Provisioning", "Create", "Processing"): {40, 46},
 		},
+		// Failed Create and HealthCheck: at once (threshold 0), while the Machine is Failed.
 		"MachineFailed": {
-			// DrainNode Failed since m30: 900 s at m45.
-			machine("machinestatus.io", "fleet", "workers-d", "prod", "workers", "Draining", "DrainNode", "Failed"): {45, 100},
-			// HealthCheck and Create: at once, until the Cluster API series are gone (m80) or
-			// the Machine is deleted.
-			machine("cluster.x-k8s.io", "edge", "md-0-x3", "edge", "md-0", "Failed", "HealthCheck", "Failed"): {50, 79},
-			machine("cluster.x-k8s.io", "edge", "md-0-f1", "edge", "md-0", "Failed", "Create", "Failed"):      {55, 55},
-			machine("cluster.x-k8s.io", "edge", "md-0-f2", "edge", "md-0", "Failed", "Create", "Failed"):      {60, 60},
-			machine("cluster.x-k8s.io", "edge", "md-0-f3", "edge", "md-0", "Failed", "Create", "Failed"):      {65, 65},
-			machine("cluster.x-k8s.io", "edge", "md-0-f4", "edge", "md-0", "Failed", "Create", "Failed"):      {70, 70},
+			machine(ms, "fleet", "workers-e", "prod", "workers", "Failed", "HealthCheck", "Failed"): {5, 46},
+			machine(capi, "edge", "md-0-f1", "edge", "md-0", "Failed", "Create", "Failed"):          {15, 15},
+			machine(capi, "edge", "md-0-f2", "edge", "md-0", "Failed", "Create", "Failed"):          {17, 17},
+			machine(capi, "edge", "md-0-f3", "edge", "md-0", "Failed", "Create", "Failed"):          {19, 19},
+			machine(capi, "edge", "md-0-f4", "edge", "md-0", "Failed", "Create", "Failed"):          {21, 21},
+			machine(capi, "edge", "md-0-x3", "edge", "md-0", "Failed", "HealthCheck", "Failed"):     {27, 46},
 		},
-		// workers: 1 of 4 not Running (0.25, not above the threshold) until m19, 2 of 4 from
-		// m20: fires 15 minutes later. md-0: 1 of 3 from m0 but Running again at m12 (never
-		// fires); not Running from m50 on, until its series are gone.
+		// workers: 1 of 4 not Running (0.25, not above the threshold) at m0-m2, 2 of 4 from m3
+		// (workers-d Unknown), 3 of 4 from m5, 3 of 5 from m11: fires 15 minutes after m3. md-0
+		// and infra never stay above 0.25 for 15 minutes.
 		"MachinePoolNotRunning": {
-			`{api_group="machinestatus.io", cluster="prod", pool="workers"}`: {35, 100},
-			`{api_group="cluster.x-k8s.io", cluster="edge", pool="md-0"}`:    {65, 79},
+			`{api_group="machinestatus.io", cluster="prod", pool="workers"}`: {18, 46},
 		},
-		// Creates failed in md-0 at m55, m60, m65, m70 (the first one is the series' first
-		// sample, which increase() cannot see): 3 in the last hour from m70, 5 minutes later.
+		// Creates failed in md-0 at m15, m17, m19, m21 (the first one is the series' first
+		// sample, which increase() sees only by extrapolation): 3 or more in the last hour from
+		// m21, 5 minutes later.
 		"MachineOperationsFailing": {
-			`{api_group="cluster.x-k8s.io", cluster="edge", pool="md-0", state="Failed", type="Create"}`: {75, 100},
+			`{api_group="cluster.x-k8s.io", cluster="edge", pool="md-0", state="Failed", type="Create"}`: {26, 46},
 		},
-		// The new leader does not serve Cluster API from m80: 10 minutes later.
+		// Cluster API is installed at m11: the manager reported it not served from m0, 10
+		// minutes before m10.
 		"MachinestatusAPINotReconciled": {
-			`{api_group="cluster.x-k8s.io"}`: {90, 100},
+			`{api_group="cluster.x-k8s.io"}`: {10, 11},
 		},
 	}
 	e := evaluate(t)

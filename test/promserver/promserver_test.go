@@ -7,10 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,11 +21,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/machinestatus/machinestatus/api/v1alpha1"
 	"github.com/machinestatus/machinestatus/test/harness"
 	"github.com/machinestatus/machinestatus/test/internal/fleet"
 	"github.com/machinestatus/machinestatus/test/internal/host"
 	"github.com/machinestatus/machinestatus/test/internal/proc"
 	"github.com/machinestatus/machinestatus/test/internal/repo"
+	"github.com/machinestatus/machinestatus/test/kwok"
 )
 
 // rulesFile is the rule file config/prometheus ships.
@@ -34,7 +39,10 @@ const rulesFile = "config/prometheus/rules/machinestatus.rules.yaml"
 // ServiceAccount's token from a file, insecure_skip_verify, honor_labels) and its rule file.
 // Through Prometheus's HTTP API it checks that the target is up, that machinestatus_machines
 // arrives with the manager's labels, and that every rule group loads and evaluates without
-// error, MachinestatusAPINotReconciled inactive while the manager leads.
+// error, MachinestatusAPINotReconciled inactive while the manager leads. Then it plays the demo's
+// Failed Machine (config/samples' worker-0, its Node NotReady until its health check fails it)
+// and waits for Prometheus's /api/v1/alerts to list MachineFailed firing for it, with the
+// shipped thresholds.
 func TestPrometheusScrapesManager(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -143,6 +151,45 @@ func TestPrometheusScrapesManager(t *testing.T) {
 			}
 		}
 		return alerts == 5, fmt.Sprintf("%d alerting rules, want 5", alerts)
+	})
+
+	// The demo's Failed Machine: worker-0 of config/samples (a 15 s health check) Running, then
+	// its Node NotReady with kwok until the health check fails it.
+	kubectl := func(args ...string) {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, f.KubectlBin, append([]string{"--kubeconfig", f.Kubeconfig}, args...)...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	kubectl("apply", "-f", "config/samples/machinestatus_v1alpha1_machine.yaml")
+	kubectl("apply", "-f", "config/samples/infrastructure_v1alpha1_simmachine.yaml")
+	f.WaitPhase(t, "default", "worker-0", v1alpha1.MachinePhaseRunning)
+	kubectl("label", "node", "worker-0", kwok.NotReadyLabel+"=true")
+	f.WaitPhase(t, "default", "worker-0", v1alpha1.MachinePhaseFailed)
+	harness.Wait(t, 2*time.Minute, "MachineFailed firing for default/worker-0 through Prometheus's API", func(ctx context.Context) (bool, string) {
+		var res struct {
+			Alerts []struct {
+				Labels      map[string]string `json:"labels"`
+				Annotations map[string]string `json:"annotations"`
+				State       string            `json:"state"`
+			} `json:"alerts"`
+		}
+		if err := api.get(ctx, "/api/v1/alerts", nil, &res); err != nil {
+			return false, err.Error()
+		}
+		want := map[string]string{"alertname": "MachineFailed", "severity": "warning", "api_group": "machinestatus.io",
+			"namespace": "default", "name": "worker-0", "phase": "Failed", "operation_type": "HealthCheck", "operation_state": "Failed"}
+		for _, a := range res.Alerts {
+			if a.State == "firing" && maps.Equal(a.Labels, want) {
+				if s := a.Annotations["summary"]; s != "Machine default/worker-0: HealthCheck Failed" {
+					t.Errorf("MachineFailed's summary %q, want %q", s, "Machine default/worker-0: HealthCheck Failed")
+				}
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("alerts %+v", res.Alerts)
 	})
 }
 

@@ -48,3 +48,37 @@ func (r *Result) Table() string {
 	row("RSS / heap growth per Machine", fmt.Sprintf("%.1f KB / %.1f KB", (r.RSS-r.RSSBaseline)/float64(max(r.N, 1))/1024, (r.Heap-r.HeapBaseline)/float64(max(r.N, 1))/1024))
 	return b.String()
 }
+
+// MetricsTable renders the metrics cost of the baseline manager and of this one at N, and the
+// remediation loop's series churn, as a Markdown table and a line; "" without a baseline.
+func (r *Result) MetricsTable(baseline string) string {
+	if r.Before == nil || r.After == nil {
+		return ""
+	}
+	n := float64(max(r.N, 1))
+	b, a := r.Before, r.After
+	var out strings.Builder
+	fmt.Fprintf(&out, "| N = %d | before (%s) | after | after / before |\n|---|---:|---:|---:|\n", r.N, baseline)
+	row := func(what string, before, after float64, format string) {
+		ratio := "–"
+		if before != 0 {
+			ratio = fmt.Sprintf("%.2f×", after/before)
+		}
+		fmt.Fprintf(&out, "| %s | "+format+" | "+format+" | %s |\n", what, before, after, ratio)
+	}
+	row("series in a scrape (every family)", float64(b.SeriesN), float64(a.SeriesN), "%.0f")
+	row("series per Machine (N Machines less none)", float64(b.SeriesN-b.SeriesEmpty)/n, float64(a.SeriesN-a.SeriesEmpty)/n, "%.2f")
+	row("machinestatus_* series in a scrape", float64(b.OursN), float64(a.OursN), "%.0f")
+	row("scrape size (KB, uncompressed)", float64(b.BytesN)/1024, float64(a.BytesN)/1024, "%.1f")
+	row("scrape size per Machine (bytes)", float64(b.BytesN-b.BytesEmpty)/n, float64(a.BytesN-a.BytesEmpty)/n, "%.0f")
+	row(fmt.Sprintf("scrape time (ms, median of %d)", scrapeRounds), float64(b.ScrapeN.Microseconds())/1000, float64(a.ScrapeN.Microseconds())/1000, "%.1f")
+	row("manager RSS (MB)", b.RSSN/1e6, a.RSSN/1e6, "%.1f")
+	row("RSS per Machine (KB, N Machines less none)", (b.RSSN-b.RSSEmpty)/n/1024, (a.RSSN-a.RSSEmpty)/n/1024, "%.1f")
+	if c := r.Churn; c != nil {
+		rem := float64(max(c.Remediated, 1))
+		fmt.Fprintf(&out, "\nRemediation loop (after): %d Machines failed by their health check, deleted and replaced by new ones, the manager scraped every %s (%d scrapes): per remediated Machine %.2f series created and %.2f removed, %.2f and %.2f of them per-Machine series (`machinestatus_machine_info`, `machinestatus_machine_last_operation_timestamp_seconds`); %d and %d in all.\n",
+			c.Remediated, churnScrapeInterval, c.Scrapes, float64(c.Created)/rem, float64(c.Removed)/rem,
+			float64(c.PerMachineCreated)/rem, float64(c.PerMachineRemoved)/rem, c.Created, c.Removed)
+	}
+	return out.String()
+}

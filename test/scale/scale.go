@@ -44,6 +44,10 @@ type Options struct {
 	MaxConcurrentReconciles int
 	// Out receives progress lines (nil: discarded).
 	Out io.Writer
+	// BaselineManager, when set, is another manager binary whose metrics cost is measured
+	// beside this one's (Result.Before and After), and the remediation loop is run
+	// (Result.Churn).
+	BaselineManager string
 }
 
 // Result holds the measurements.
@@ -66,6 +70,13 @@ type Result struct {
 	Flipped       int
 	// Manager memory before any Machine existed and at the end of the steady phase, in bytes.
 	RSSBaseline, RSS, HeapBaseline, Heap float64
+	// Before and After are the metrics cost of Options.BaselineManager and of this manager,
+	// Churn the remediation loop's series (nil without a BaselineManager).
+	Before, After *MetricsCost
+	Churn         *SeriesChurn
+	// LoadLow and LoadHigh are the lowest and highest 1-minute load average sampled during the
+	// run.
+	LoadLow, LoadHigh float64
 }
 
 const namespace = "default"
@@ -84,15 +95,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	metricsURL := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
 	f, err := fleet.Start(ctx, fleet.Options{
-		StateDir: o.StateDir,
-		Manager:  "bin/manager",
-		ManagerArgs: []string{
-			// Plain HTTP: the harness reads only the heap size, and a scrape authenticated by the
-			// API server would add its own requests to what is measured.
-			fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-secure=false", "--health-probe-bind-address=0",
-			fmt.Sprintf("--max-concurrent-reconciles=%d", max(o.MaxConcurrentReconciles, 1)),
-			"--kube-api-qps=500", "--kube-api-burst=1000", "--zap-log-level=info", "--zap-devel=false",
-		},
+		StateDir:            o.StateDir,
+		Manager:             "bin/manager",
+		ManagerArgs:         managerArgs(port, o),
 		ProviderConcurrency: 8,
 		QPS:                 500, Burst: 1000,
 		Out: o.Out,
@@ -103,7 +108,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer f.Stop()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	go f.Watch(ctx, cancel)
+	// The metrics cost phase stops the manager: it stops watching first.
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	go f.Watch(watchCtx, cancel)
+	load := startLoadSampler()
+	defer load.Stop()
 
 	res := &Result{N: o.N}
 	obs, err := newObserver(f.CP.Config, f.Client, namespace)
@@ -125,6 +135,22 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if res.HeapBaseline, err = goHeap(ctx, metricsURL); err != nil {
 		return nil, err
+	}
+	if o.BaselineManager != "" {
+		fmt.Fprintf(o.Out, "metrics cost with no Machine: this manager and %s...\n", o.BaselineManager)
+		res.Before, res.After = &MetricsCost{}, &MetricsCost{}
+		if err := (&costManager{Process: f.Manager, url: metricsURL}).measure(ctx, res.After, 0); err != nil {
+			return nil, err
+		}
+		before, err := startCostManager(f, o, o.BaselineManager, "manager-before-empty")
+		if err != nil {
+			return nil, err
+		}
+		err = before.measure(ctx, res.Before, 0)
+		before.Stop(harness.ManagerStopGrace)
+		if err != nil {
+			return nil, err
+		}
 	}
 	writes0, err := statusWrites(ctx, f.CP.Config)
 	if err != nil {
@@ -226,7 +252,58 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	res.StatusWrites = int(writes1 - writes0)
 	res.DistinctStatuses = obs.totalStatusChanges()
 	slices.Sort(res.FlipLatencies)
+
+	if o.BaselineManager != "" {
+		stopWatching()
+		f.Manager.Stop(harness.ManagerStopGrace)
+		if err := measureCostAtN(ctx, f, o, res, names); err != nil {
+			return nil, err
+		}
+	}
+	res.LoadLow, res.LoadHigh = load.Stop()
 	return res, nil
+}
+
+// measureCostAtN measures both managers started fresh on the N Running Machines, the baseline
+// first, then runs the remediation loop on a tenth of the Machines with this one.
+func measureCostAtN(ctx context.Context, f *fleet.Fleet, o Options, res *Result, names []string) error {
+	fmt.Fprintf(o.Out, "metrics cost with %d Machines: %s, then this manager, each started fresh...\n", o.N, o.BaselineManager)
+	before, err := startCostManager(f, o, o.BaselineManager, "manager-before")
+	if err != nil {
+		return err
+	}
+	err = before.measure(ctx, res.Before, o.N)
+	before.Stop(harness.ManagerStopGrace)
+	if err != nil {
+		return err
+	}
+	after, err := startCostManager(f, o, f.ManagerBin, "manager-after")
+	if err != nil {
+		return err
+	}
+	defer after.Stop(harness.ManagerStopGrace)
+	if err := after.measure(ctx, res.After, o.N); err != nil {
+		return err
+	}
+	var remediated []string
+	for i, name := range names {
+		if i%10 == 5 { // not the flipped ones (i%10 == 0)
+			remediated = append(remediated, name)
+		}
+	}
+	res.Churn, err = remediate(ctx, f.Client, after.url, remediated, o.Out)
+	return err
+}
+
+// managerArgs are the manager's flags in a run, its metrics on port.
+func managerArgs(port int, o Options) []string {
+	return []string{
+		// Plain HTTP: the harness reads only the heap size, and a scrape authenticated by the
+		// API server would add its own requests to what is measured.
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-secure=false", "--health-probe-bind-address=0",
+		fmt.Sprintf("--max-concurrent-reconciles=%d", max(o.MaxConcurrentReconciles, 1)),
+		"--kube-api-qps=500", "--kube-api-burst=1000", "--zap-log-level=info", "--zap-devel=false",
+	}
 }
 
 func lastRunning(obs *observer, names []string) time.Time {

@@ -51,6 +51,12 @@ type Options struct {
 	// ClusterRole and config/rbac's leader election Role), for managers run with
 	// --machine-apis=cluster.x-k8s.io.
 	ClusterAPIManager bool
+	// BothMachineAPIs, when true (and AdminManager is not), binds ManagerUser to the RBAC of
+	// both Machine APIs (config/rbac's roles, SimMachineReaderRole and config/clusterapi's
+	// ClusterRole), for managers run with --machine-apis=machinestatus.io,cluster.x-k8s.io.
+	BothMachineAPIs bool
+	// AddToScheme adds types to the admin client's Scheme (e.g. Cluster API's).
+	AddToScheme []func(*runtime.Scheme) error
 	// CRDs are installed with machinestatus's and the SimMachine's (e.g. Cluster API's).
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// APIServerFlags are extra kube-apiserver flags (see embedded.Options.APIServerFlags).
@@ -129,7 +135,7 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 	t := time.Now()
 	e.Env, err = harness.Start(harness.Options{
 		Dir: e.StateDir, MachineCRD: true, CRDs: append(sims, o.CRDs...), APIServerFlags: o.APIServerFlags,
-		Kwok: true, AddToScheme: []func(*runtime.Scheme) error{infrav1.AddToScheme}, QPS: cmp.Or(o.QPS, rest.DefaultQPS), Burst: cmp.Or(o.Burst, rest.DefaultBurst),
+		Kwok: true, AddToScheme: append([]func(*runtime.Scheme) error{infrav1.AddToScheme}, o.AddToScheme...), QPS: cmp.Or(o.QPS, rest.DefaultQPS), Burst: cmp.Or(o.Burst, rest.DefaultBurst),
 	})
 	if err != nil {
 		return e, err
@@ -140,7 +146,7 @@ func Start(ctx context.Context, o Options) (e *Fleet, err error) {
 	}
 	e.ManagerKubeconfig = e.Kubeconfig
 	if !o.AdminManager {
-		if e.ManagerKubeconfig, err = e.grantManager(ctx, o.ClusterAPIManager); err != nil {
+		if e.ManagerKubeconfig, err = e.grantManager(ctx, o.ClusterAPIManager, o.BothMachineAPIs); err != nil {
 			return e, err
 		}
 	}

@@ -47,13 +47,13 @@ func ClusterAPIManagerRoles() (embedded.Roles, error) {
 
 // grantManager provisions ManagerUser (harness.Env.GrantManager) and returns its kubeconfig's
 // path. It binds the user to the RBAC of config/rbac plus SimMachineReaderRole or, with
-// clusterAPI, to ClusterAPIManagerRoles.
-func (e *Fleet) grantManager(ctx context.Context, clusterAPI bool) (string, error) {
+// clusterAPI, to ClusterAPIManagerRoles; with both, to all of them.
+func (e *Fleet) grantManager(ctx context.Context, clusterAPI, both bool) (string, error) {
 	roles, err := harness.ManagerRoles()
 	if err != nil {
 		return "", err
 	}
-	if clusterAPI {
+	if clusterAPI && !both {
 		roles, err = ClusterAPIManagerRoles()
 		if err != nil {
 			return "", err
@@ -67,6 +67,13 @@ func (e *Fleet) grantManager(ctx context.Context, clusterAPI bool) (string, erro
 				Verbs:     []string{"get", "list", "watch"},
 			}},
 		})
+	}
+	if both {
+		capi, err := ClusterAPIManagerRoles()
+		if err != nil {
+			return "", err
+		}
+		roles.ClusterRoles = append(roles.ClusterRoles, capi.ClusterRoles...)
 	}
 	_, path, err := e.GrantManager(ctx, roles)
 	return path, err

@@ -14,7 +14,7 @@ import (
 
 // InputSeries returns scrapes, taken every interval from start, in promtool's input_series
 // format with the time of the first scrape, the format of test/prometheus's series file
-// (test/prometheus/testdata/fleet-series.yaml, whose header says how to replace it):
+// (test/prometheus/testdata/fleet-series.yaml, which test/metrics's TestFleetSeries records):
 //
 //	start_timestamp: <Unix seconds>
 //	interval: <interval>
