@@ -210,8 +210,7 @@ func clusterAPIDeadlines(m *clusterv1.Machine, d Description, c *machineContexts
 			out = append(out, deadline{what: "volume detach", start: started.WaitForNodeVolumeDetachStartTime.Time, timeout: seconds(ptr.Deref(m.Spec.Deletion.NodeVolumeDetachTimeoutSeconds, 0)),
 				source: "spec.deletion.nodeVolumeDetachTimeoutSeconds, from status.deletion.waitForNodeVolumeDetachStartTime"})
 		case clusterv1.MachineDeletingDeletingNodeReason:
-			timeout := 10 * time.Second
-			source := "default 10s (spec.deletion.nodeDeletionTimeoutSeconds unset)"
+			timeout, source := 10*time.Second, "default 10s (spec.deletion.nodeDeletionTimeoutSeconds unset)"
 			if m.Spec.Deletion.NodeDeletionTimeoutSeconds != nil {
 				timeout, source = seconds(*m.Spec.Deletion.NodeDeletionTimeoutSeconds), "spec.deletion.nodeDeletionTimeoutSeconds"
 			}
@@ -224,8 +223,7 @@ func clusterAPIDeadlines(m *clusterv1.Machine, d Description, c *machineContexts
 	for _, mhc := range mhcs {
 		switch {
 		case nodeMissing(d):
-			timeout := 10 * time.Minute
-			source := "MachineHealthCheck " + mhc.Name + ": default 10m (checks.nodeStartupTimeoutSeconds unset)"
+			timeout, source := 10*time.Minute, "MachineHealthCheck "+mhc.Name+": default 10m (checks.nodeStartupTimeoutSeconds unset)"
 			if t := mhc.Spec.Checks.NodeStartupTimeoutSeconds; t != nil {
 				timeout, source = seconds(*t), "MachineHealthCheck "+mhc.Name+": checks.nodeStartupTimeoutSeconds"
 			}
