@@ -75,11 +75,12 @@ type MachineReconciler struct {
 	// DefaultKindRetryInterval.
 	KindRetryInterval time.Duration
 
-	refs     *refs.Reader
-	refsOnce sync.Once
-	written  writtenStatuses
-	report   reporter
-	refusals refusedWrites
+	refs       *refs.Reader
+	refsOnce   sync.Once
+	written    writtenStatuses
+	report     reporter
+	reportOnce sync.Once
+	refusals   refusedWrites
 }
 
 // SetupWithManager checks the reconciler's dependencies, registers its field indexes and
@@ -96,9 +97,7 @@ func (r *MachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manag
 	case r.Recorder == nil:
 		return errors.New("machine reconciler: Recorder is required")
 	}
-	r.report = reporter{api: v1alpha1.GroupVersion.Group, apiVersion: v1alpha1.GroupVersion.String(),
-		recorder: r.Recorder, allPhases: true}
-	r.report.init()
+	r.reporter()
 	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
@@ -125,13 +124,13 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err := r.Client.Get(ctx, req.NamespacedName, m); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.written.forget(req.NamespacedName)
-			if r.report.known(req.NamespacedName) {
+			if r.reporter().known(req.NamespacedName) {
 				reader := r.APIReader
 				if reader == nil {
 					reader = r.Client
 				}
 				deleted := machineDeleted(ctx, reader, v1alpha1.GroupVersion.WithKind("Machine"), req.NamespacedName)
-				r.report.gone(req.NamespacedName, r.clock().Now(), deleted)
+				r.reporter().gone(req.NamespacedName, r.clock().Now(), deleted)
 			}
 			r.refusals.forget(req.NamespacedName)
 		}
@@ -176,7 +175,7 @@ func (r *MachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 		r.written.record(before, &m.Status, written)
 	}
-	r.report.report(observation{m: m, cluster: aggregate.Cluster("", m.Labels),
+	r.reporter().report(observation{m: m, cluster: aggregate.Cluster("", m.Labels),
 		pool:  aggregate.Pool(m.Labels, cmp.Or(r.PoolLabel, aggregate.DefaultPoolLabel)),
 		phase: m.Status.Phase, op: m.Status.LastOperation},
 		baseline{op: stored.Status.LastOperation, phase: stored.Status.Phase, phaseKnown: true})
@@ -191,6 +190,17 @@ func (r *MachineReconciler) clock() clock.PassiveClock { return clockOrReal(r.Cl
 
 // reader returns the reader of referenced objects, made on first use from r's fields; without
 // SetupWithManager it starts no watch.
+// reporter returns the reconciler's reporter, made on first use: by SetupWithManager, or by
+// Reconcile when the reconciler is driven without a manager (as tests do).
+func (r *MachineReconciler) reporter() *reporter {
+	r.reportOnce.Do(func() {
+		r.report = reporter{api: v1alpha1.GroupVersion.Group, apiVersion: v1alpha1.GroupVersion.String(),
+			recorder: r.Recorder, allPhases: true}
+		r.report.init()
+	})
+	return &r.report
+}
+
 func (r *MachineReconciler) reader() *refs.Reader {
 	r.refsOnce.Do(func() {
 		r.refs = &refs.Reader{Client: r.Client, Cache: r.Cache, RESTMapper: r.RESTMapper,
