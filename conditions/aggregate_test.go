@@ -54,6 +54,13 @@ func TestNewAggregateCondition(t *testing.T) {
 					"* NodeNotReady: 1 Machine (m2): kubelet stopped posting node status"),
 		},
 		{
+			name: "another writer's message escaped line by line, its lines kept",
+			from: []*v1alpha1.Machine{named("m1", readyCond(F, "NodeNotReady", "\x1b[2Jcleared\n\u202eevil"))},
+			want: aggregated("Ready", F, conditions.IssueReportedReason,
+				"Ready is not True on 1 of 1 Machine: 1 False\n"+
+					"* NodeNotReady: 1 Machine (m1): \\x1b[2Jcleared\n  \\u202eevil"),
+		},
+		{
 			name: "False beats Unknown and missing; issues first, then the largest group, then by reason",
 			from: []*v1alpha1.Machine{
 				named("m1", ok),

@@ -334,10 +334,11 @@ func notReadyMessage(r Ref, what string) string {
 	return msg
 }
 
-// bound puts a message taken from another object on one line (a Cluster API v1beta2 summary
-// has one line per item; see conditions.OneLine) and cuts it to maxForeignMessage bytes.
+// bound makes text taken from another object safe to quote: on one line (a Cluster API v1beta2
+// summary has one line per item; see conditions.OneLine), escaped (conditions.Sanitize) and cut
+// to maxForeignMessage bytes. Every quote of another writer's text in a condition goes through it.
 func bound(s string) string {
-	return conditions.TruncateTo(conditions.OneLine(s), maxForeignMessage)
+	return conditions.TruncateTo(conditions.Sanitize(conditions.OneLine(s)), maxForeignMessage)
 }
 
 // Refs returns the referenced objects of in: the infrastructure, then the bootstrap config when
