@@ -182,12 +182,17 @@ func groupLine(k groupKey, names []string, count func(int) string) string {
 	if len(names) > maxAggregateNames {
 		shown += ", …"
 	}
-	line := fmt.Sprintf("* %s: %s (%s)", k.label, count(len(names)), shown)
+	line := fmt.Sprintf("* %s: %s (%s)", Sanitize(k.label), count(len(names)), shown)
 	if k.message == "" {
 		return line
 	}
-	// Continuation lines (e.g. a summary's items) are indented under the group.
-	return line + ": " + strings.ReplaceAll(k.message, "\n", "\n  ")
+	// Other writers' text, escaped line by line; continuation lines (e.g. a summary's items)
+	// are indented under the group.
+	lines := strings.Split(k.message, "\n")
+	for i := range lines {
+		lines[i] = Sanitize(lines[i])
+	}
+	return line + ": " + strings.Join(lines, "\n  ")
 }
 
 // groupLabel names a group of objects whose condition is c: its reason, else its status.
