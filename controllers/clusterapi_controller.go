@@ -141,7 +141,9 @@ func (r *ClusterAPIMachineReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	// leaves a result that the next one reads from the annotation, never reports twice.
 	keep := aggregate.MustKeep(m, stored, op, clusterDeleting)
 	if keep && op.Type == v1alpha1.MachineOperationDelete && controllerutil.ContainsFinalizer(m, clusterv1.MachineFinalizer) {
-		if wait := op.LastUpdated.Add(deleteWriteDelay).Sub(now); wait > 0 {
+		// Capped: an annotation dated in the future (hand-edited, a skewed writer) must not hold
+		// the write back for longer.
+		if wait := min(op.LastUpdated.Add(deleteWriteDelay).Sub(now), deleteWriteDelay); wait > 0 {
 			r.report.report(o, b)
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
