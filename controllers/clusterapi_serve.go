@@ -21,10 +21,10 @@ import (
 const DefaultClusterAPICheckInterval = 30 * time.Second
 
 // machineAPIServedMetric is machinestatus_machine_api_served{api_group}: 1 while this manager
-// reconciles the Machines of that API, 0 while it waits for the API server to serve them.
+// reconciles the Machines of that API (it leads and the API server serves them), else 0.
 var machineAPIServedMetric = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 	Name: "machinestatus_machine_api_served",
-	Help: "1 when this manager reconciles the Machines of the API group (its CRD is served), 0 while it waits for the CRD.",
+	Help: "1 when this manager reconciles the Machines of the API group (it leads and the CRD is served), 0 while it waits for either.",
 }, []string{apiGroupLabel})
 
 func init() { metrics.Registry.MustRegister(machineAPIServedMetric) }

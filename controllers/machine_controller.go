@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/machinestatus/machinestatus/aggregate"
@@ -113,7 +114,16 @@ func (r *MachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manag
 	if err != nil {
 		return fmt.Errorf("cannot build the machine controller: %w", err)
 	}
-	machineAPIServedMetric.WithLabelValues(v1alpha1.GroupVersion.Group).Set(1)
+	// 1 once elected, like the controller: a standby replica reconciles nothing.
+	served := machineAPIServedMetric.WithLabelValues(v1alpha1.GroupVersion.Group)
+	served.Set(0)
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		served.Set(1)
+		<-ctx.Done()
+		return nil
+	})); err != nil {
+		return err
+	}
 	return reader.SetupWithManager(mgr, c)
 }
 
