@@ -130,7 +130,7 @@ func (r *ClusterAPIMachineReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	b := baseline{op: stored}
 	switch {
 	case stored == nil && m.CreationTimestamp.Time.Before(r.started.Truncate(time.Second)):
-		b = baseline{op: op, phaseKnown: true}
+		b = baseline{op: op, phase: phase, phaseKnown: true}
 	case stored == nil:
 		b = baseline{phaseKnown: true}
 	}
