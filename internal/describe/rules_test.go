@@ -262,6 +262,14 @@ Hint:           no Node has this Machine's providerID yet: check that the instan
 		t.Errorf("machinestatus Machine (-want +got):\n%s", diff)
 	}
 
+	// Before InfrastructureReady is True the controller has not started the timer.
+	d.Conditions[0].Status, d.Conditions[0].Reason = "False", "InfrastructureNotReady"
+	b.Reset()
+	writeWaiting(&b, stuckOf(Machine{Machinestatus: ms}, d, &machineContexts{}), now)
+	if want := "Deadline:       node startup: 15m (spec.healthCheck.nodeStartupTimeoutSeconds, not started: it counts from InfrastructureReady turning True)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("machinestatus Machine before InfrastructureReady:\n%s\nwant the line %q", b.String(), want)
+	}
+
 	capi := &clusterv1.Machine{Spec: clusterv1.MachineSpec{Deletion: clusterv1.MachineDeletionSpec{NodeDrainTimeoutSeconds: ptr.To[int32](600)}},
 		Status: clusterv1.MachineStatus{Deletion: &clusterv1.MachineDeletionStatus{NodeDrainStartTime: metav1.NewTime(getT0.Add(5 * time.Minute))}}}
 	d = Description{Conditions: []Condition{{Condition: metav1.Condition{Type: "Deleting", Status: "True", Reason: "DrainingNode", Message: "Drain not completed yet"}, Problem: true}}}
