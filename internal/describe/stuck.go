@@ -164,8 +164,13 @@ func machinestatusDeadlines(m *v1alpha1.Machine, d Description) []deadline {
 		if hc != nil && hc.NodeStartupTimeoutSeconds != nil {
 			timeout, source = *hc.NodeStartupTimeoutSeconds, "spec.healthCheck.nodeStartupTimeoutSeconds"
 		}
-		start, from := infraReadySince(d)
-		out = append(out, deadline{what: "node startup", start: start, timeout: seconds(timeout), source: source + ", from " + from})
+		// The controller starts this timer when InfrastructureReady turns True, not before.
+		var start time.Time
+		from := "not started: it counts from InfrastructureReady turning True"
+		if c := condition(d, v1alpha1.MachineInfrastructureReadyCondition); c != nil && c.Status == metav1.ConditionTrue {
+			start, from = c.LastTransitionTime.Time, "from InfrastructureReady's lastTransitionTime"
+		}
+		out = append(out, deadline{what: "node startup", start: start, timeout: seconds(timeout), source: source + ", " + from})
 	}
 	if m.Status.HealthCheck == nil {
 		return out
