@@ -361,26 +361,6 @@ func TestKubeletVersionTable(t *testing.T) {
 	sync(t, "rules.md", "kubelet-versions", b.String())
 }
 
-// helpLine is a make target `make help` lists: "name: prerequisites ## text".
-var helpLine = regexp.MustCompile(`(?m)^([a-z][a-z-]*):[^#\n]*## (.*)$`)
-
-// TestMakeTargetsTable: docs/development.md's table of make targets is the Makefile's help.
-func TestMakeTargetsTable(t *testing.T) {
-	makefile, err := os.ReadFile(filepath.Join(root(t), "Makefile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	b.WriteString("| target | what |\n|---|---|\n")
-	for _, m := range helpLine.FindAllStringSubmatch(string(makefile), -1) {
-		if m[1] == "help" {
-			continue
-		}
-		fmt.Fprintf(&b, "| `make %s` | %s |\n", m[1], cell(m[2]))
-	}
-	sync(t, "development.md", "make-targets", b.String())
-}
-
 // TestRBACTable: docs/operating.md's table of the manager's roles is config/rbac's, as
 // config/default names them.
 func TestRBACTable(t *testing.T) {
