@@ -35,14 +35,7 @@ var dashboardVariables = strings.NewReplacer(
 // ruleExpressions returns the expression of every rule of monitoring.RulesFile.
 func ruleExpressions(t *testing.T) []expression {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, monitoring.RulesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	groups, err := monitoring.ParseRules(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	groups := ruleGroups(t)
 	var out []expression
 	for _, g := range groups.Groups {
 		for _, r := range g.Rules {
