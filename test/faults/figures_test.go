@@ -73,8 +73,8 @@ func (b *figureBook) writeDocs(root string) error {
 			return fmt.Errorf("cannot record the figures of %q in %s: %w", section, path, err)
 		}
 	}
-	run := fmt.Sprintf("Recorded by `FAULTS_WRITE_DOCS=1 make test-faults` on %s (%d cores, %s), %s: the whole run took %.0f s,\nof which %.0f s to start the control plane, kwok and the provider.\n",
-		host.CPUModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"), b.suiteTook.Seconds(), b.setupTook.Seconds())
+	run := fmt.Sprintf("Recorded by `FAULTS_WRITE_DOCS=1 make test-faults` on %s (%d cores, %s): the whole run took %.0f s,\nof which %.0f s to start the control plane, kwok and the provider.\n",
+		host.CPUModel(), runtime.NumCPU(), runtime.Version(), b.suiteTook.Seconds(), b.setupTook.Seconds())
 	if text, err = docblock.Replace(text, "faults:run", run); err != nil {
 		return fmt.Errorf("cannot record the run in %s: %w", path, err)
 	}
