@@ -13,23 +13,20 @@ func OneLine(msg string) string {
 		return msg
 	}
 	var b strings.Builder
-	b.Grow(len(msg))
-	for lf := range strings.SplitSeq(msg, "\n") {
-		for line := range strings.SplitSeq(lf, "\r") {
-			line = strings.TrimSpace(line)
-			line = strings.TrimSpace(strings.TrimPrefix(line, "* "))
-			line = strings.TrimSpace(strings.TrimPrefix(line, "- "))
-			switch {
-			case line == "":
-				continue
-			case b.Len() == 0:
-			case strings.HasSuffix(b.String(), ":"):
-				b.WriteString(" ")
-			default:
-				b.WriteString(", ")
-			}
-			b.WriteString(line)
+	for _, line := range strings.FieldsFunc(msg, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		line = strings.TrimSpace(line)
+		line = strings.TrimSpace(strings.TrimPrefix(line, "* "))
+		line = strings.TrimSpace(strings.TrimPrefix(line, "- "))
+		switch {
+		case line == "":
+			continue
+		case b.Len() == 0:
+		case strings.HasSuffix(b.String(), ":"):
+			b.WriteString(" ")
+		default:
+			b.WriteString(", ")
 		}
+		b.WriteString(line)
 	}
 	return b.String()
 }

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -64,22 +64,14 @@ func NewSummaryCondition(from Getter, target string, opts ...SummaryOption) (*me
 		return nil, checkSummary(target, scope)
 	}
 	list := GetAll(from)
-	// counted[j] says whether the object's j-th condition is counted already: a type repeated
-	// in scope counts once.
-	counted := make([]bool, len(list))
 	var issues, unknowns []summaryEntry
 	var t tally
 	for i, ct := range scope {
-		var c *metav1.Condition
-		if j := indexOfType(list, ct); j >= 0 {
-			if counted[j] {
-				continue
-			}
-			counted[j], c = true, &list[j]
-		} else {
-			if slices.Contains(scope[:i], ct) {
-				continue // a missing type repeated in scope counts once
-			}
+		if slices.Contains(scope[:i], ct) {
+			continue // a repeated type counts once
+		}
+		c := meta.FindStatusCondition(list, ct)
+		if c == nil {
 			// A type the object holds was validated when it was stored; one it lacks may be a
 			// misconfiguration.
 			if !validType(ct) {
@@ -110,16 +102,6 @@ func NewSummaryCondition(from Getter, target string, opts ...SummaryOption) (*me
 	return out, nil
 }
 
-// indexOfType returns the index of the first condition of type t in list, or -1.
-func indexOfType(list []metav1.Condition, t string) int {
-	for i := range list {
-		if list[i].Type == t {
-			return i
-		}
-	}
-	return -1
-}
-
 // summaryEntry is a condition of type t (nil: missing) that a summary message lists.
 type summaryEntry struct {
 	t string
@@ -129,24 +111,18 @@ type summaryEntry struct {
 // summaryMessage lists the issues, then the unknowns, each group in catalog order, at most
 // maxSummaryItems items and then "and N more", separated by "; ".
 func summaryMessage(issues, unknowns []summaryEntry) string {
-	var b strings.Builder
-	listed := 0
-	list := func(entries []summaryEntry) {
-		slices.SortFunc(entries, func(x, y summaryEntry) int { return Compare(x.t, y.t) })
-		for _, e := range entries[:min(len(entries), maxSummaryItems-listed)] {
-			if listed > 0 {
-				b.WriteString("; ")
-			}
-			b.WriteString(summaryItem(e.t, e.c))
-			listed++
-		}
+	byType := func(a, b summaryEntry) int { return Compare(a.t, b.t) }
+	slices.SortFunc(issues, byType)
+	slices.SortFunc(unknowns, byType)
+	entries := slices.Concat(issues, unknowns)
+	var items []string
+	for _, e := range entries[:min(len(entries), maxSummaryItems)] {
+		items = append(items, summaryItem(e.t, e.c))
 	}
-	list(issues)
-	list(unknowns)
-	if more := len(issues) + len(unknowns) - listed; more > 0 {
-		b.WriteString("; and " + strconv.Itoa(more) + " more")
+	if more := len(entries) - maxSummaryItems; more > 0 {
+		items = append(items, fmt.Sprintf("and %d more", more))
 	}
-	return b.String()
+	return strings.Join(items, "; ")
 }
 
 // SetSummaryCondition computes the summary like NewSummaryCondition and writes it to to with
